@@ -1,0 +1,196 @@
+//! Agents: registration with lease, heartbeat, topics, status and the stale sweep.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::bind::{bound_from_js, Arg, Bound};
+use crate::db::{now, NativeDb};
+use crate::exec;
+use crate::jscalc::add_to_now;
+use crate::jsval::JsVal;
+use crate::rowjson::{JsonOut, AGENT};
+
+const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities_json, topics_json, last_seen_ms, lease_expires_ms, status, metadata_json)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+ ON CONFLICT(agent_id) DO UPDATE SET cli=excluded.cli, pid=excluded.pid, capabilities_json=excluded.capabilities_json,
+ topics_json=excluded.topics_json, last_seen_ms=excluded.last_seen_ms, lease_expires_ms=excluded.lease_expires_ms,
+ status=excluded.status, metadata_json=excluded.metadata_json";
+pub const GET_AGENT: &str = "SELECT * FROM agents WHERE agent_id = ?";
+const HEARTBEAT: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, status='online' WHERE agent_id=?";
+
+#[napi]
+impl NativeDb {
+    /// registerAgent: upsert, then read back. `agent_id` in the result is patched in by
+    /// the glue (it echoes the caller's value).
+    #[napi]
+    pub fn register_agent(
+        &self,
+        env: Env,
+        agent_id: JsVal,
+        cli: JsVal,
+        pid: JsVal,
+        heartbeat_ttl_ms: JsVal,
+        capabilities_json: JsVal,
+        topics_json: JsVal,
+        metadata_json: JsVal,
+    ) -> Result<String> {
+        self.with(&env, |core| {
+            let now = now();
+            let lease = add_to_now(now, &heartbeat_ttl_ms)?;
+            let lease_id = crate::uuid7::next();
+            let id = bound_from_js(&agent_id)?;
+            let params = [
+                id.clone(),
+                bound_from_js(&cli)?,
+                if pid.is_nullish() { Bound::Null } else { bound_from_js(&pid)? },
+                bound_from_js(&capabilities_json)?,
+                bound_from_js(&topics_json)?,
+                Bound::num(now as f64),
+                lease.bound(),
+                Bound::text("online"),
+                bound_from_js(&metadata_json)?,
+            ];
+            let changes = exec::run(&core.conn, UPSERT_AGENT, &params)?;
+
+            let mut stmt = exec::prepare(&core.conn, GET_AGENT)?;
+            crate::bind::bind_all(&mut stmt, &[id])?;
+            let mut rows = stmt.raw_query();
+            let persisted = rows.next()?;
+
+            let mut out = JsonOut::new();
+            out.raw("{\"agent_id\":null,\"lease_id\":");
+            out.str(&lease_id);
+            out.raw(",\"lease_expires_ms\":");
+            lease.write(&mut out);
+            out.raw(",\"server_time_ms\":");
+            out.int(now);
+            out.raw(",\"effective\":{\"updated\":");
+            out.bool(changes > 0);
+            match persisted {
+                Some(row) => {
+                    let status = row.get_ref("status")?;
+                    let lease_col = row.get_ref("lease_expires_ms")?;
+                    let online = status.as_str().ok() == Some("online") && lease.equals_number_of(lease_col);
+                    out.raw(",\"online\":");
+                    out.bool(online);
+                    out.raw(",\"status\":");
+                    out.value(status);
+                    out.raw(",\"last_seen_ms\":");
+                    out.value(row.get_ref("last_seen_ms")?);
+                    out.raw(",\"lease_expires_ms\":");
+                    out.value(lease_col);
+                }
+                None => out.raw(",\"online\":false,\"status\":null,\"last_seen_ms\":null,\"lease_expires_ms\":null"),
+            }
+            out.raw(",\"store_type\":\"sqlite\",\"db_path\":");
+            out.str(&core.path);
+            out.raw("}}");
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn get_agent(&self, env: Env, id: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::get_json_args(&mut out, &core.conn, GET_AGENT, &[Arg::Js(id)], &AGENT)?;
+            Ok(out.finish())
+        })
+    }
+
+    /// refreshLease: revives offline agents too. `agent_id` is patched in by the glue.
+    #[napi]
+    pub fn refresh_lease(&self, env: Env, agent_id: JsVal, ttl_ms: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let now = now();
+            let lease = add_to_now(now, &ttl_ms)?;
+            let now_b = Bound::num(now as f64);
+            let lease_b = lease.bound();
+            let changes = exec::run_args(&core.conn, HEARTBEAT, &[Arg::Val(&now_b), Arg::Val(&lease_b), Arg::Js(agent_id)])?;
+            let mut out = JsonOut::new();
+            out.raw("{\"agent_id\":null,\"lease_expires_ms\":");
+            lease.write(&mut out);
+            out.raw(",\"server_time_ms\":");
+            out.int(now);
+            out.raw(",\"effective\":{\"updated\":");
+            out.bool(changes > 0);
+            out.raw(",\"store_type\":\"sqlite\",\"db_path\":");
+            out.str(&core.path);
+            out.raw("}}");
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn update_agent_topics(&self, env: Env, agent_id: JsVal, topics_json: JsVal) -> Result<bool> {
+        self.with(&env, |core| {
+            let now_b = Bound::num(now() as f64);
+            let n = exec::run_args(
+                &core.conn,
+                "UPDATE agents SET topics_json=?, last_seen_ms=? WHERE agent_id=?",
+                &[Arg::Js(topics_json), Arg::Val(&now_b), Arg::Js(agent_id)],
+            )?;
+            Ok(n > 0)
+        })
+    }
+
+    #[napi]
+    pub fn list_online_agents(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::all_json(&mut out, &core.conn, "SELECT * FROM agents WHERE status != 'offline'", &[], &AGENT)?;
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn list_all_agents(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::all_json(&mut out, &core.conn, "SELECT * FROM agents", &[], &AGENT)?;
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn get_agents_by_topic(&self, env: Env, topic: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::all_json_args(
+                &mut out,
+                &core.conn,
+                "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'",
+                &[Arg::Js(topic)],
+                &AGENT,
+            )?;
+            Ok(out.finish())
+        })
+    }
+
+    /// Two separate UPDATEs, so one sweep can take an agent from online to offline.
+    #[napi]
+    pub fn sweep_stale_agents(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let now_b = Bound::num(now() as f64);
+            let stale = exec::run(
+                &core.conn,
+                "UPDATE agents SET status='stale' WHERE status='online' AND lease_expires_ms < ?",
+                std::slice::from_ref(&now_b),
+            )?;
+            let offline = exec::run(
+                &core.conn,
+                "UPDATE agents SET status='offline' WHERE status='stale' AND lease_expires_ms < ? - 300000",
+                std::slice::from_ref(&now_b),
+            )?;
+            Ok(format!("{{\"stale\":{stale},\"offline\":{offline}}}"))
+        })
+    }
+
+    #[napi]
+    pub fn update_agent_status(&self, env: Env, agent_id: JsVal, status: JsVal) -> Result<bool> {
+        self.with(&env, |core| {
+            let n = exec::run_args(&core.conn, "UPDATE agents SET status=? WHERE agent_id=?", &[Arg::Js(status), Arg::Js(agent_id)])?;
+            Ok(n > 0)
+        })
+    }
+}

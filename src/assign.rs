@@ -1,0 +1,1 @@
+//! Assign jobs (issue 3): createAssign, getAssign, updateAssignStatus, listAssigns, retryAssign.

@@ -1,0 +1,180 @@
+//! Binding JS values to statement parameters exactly as better-sqlite3 12 does:
+//! numbers bind as REAL, strings as TEXT (WTF-8), BigInt as INTEGER, buffers as BLOB,
+//! null/undefined as NULL, and anything else throws.
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Statement, ToSql};
+
+use crate::errors::{SResult, StoreError};
+use crate::jsval::JsVal;
+
+/// A value ready to bind, owned so that JS reads happen before SQLite runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(Vec<u8>),
+    Blob(Vec<u8>),
+}
+
+impl ToSql for Bound {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self {
+            Bound::Null => ValueRef::Null,
+            Bound::Int(v) => ValueRef::Integer(*v),
+            Bound::Real(v) => ValueRef::Real(*v),
+            Bound::Text(v) => ValueRef::Text(v),
+            Bound::Blob(v) => ValueRef::Blob(v),
+        }))
+    }
+}
+
+impl Bound {
+    pub fn text(s: &str) -> Bound {
+        Bound::Text(s.as_bytes().to_vec())
+    }
+    /// A number computed in Rust, bound the way a JS number would be (REAL).
+    pub fn num(v: f64) -> Bound {
+        Bound::Real(v)
+    }
+    pub fn opt_text(s: Option<&str>) -> Bound {
+        s.map(Bound::text).unwrap_or(Bound::Null)
+    }
+}
+
+pub const CANNOT_BIND: &str = "SQLite3 can only bind numbers, strings, bigints, buffers, and null";
+pub const TOO_BIG: &str = "The bound string, buffer, or bigint is too big";
+pub const TOO_MANY: &str = "Too many parameter values were provided";
+pub const TOO_FEW: &str = "Too few parameter values were provided";
+
+/// better-sqlite3's `BindValueFromJS`: the value or the error it would throw.
+pub fn bound_from_js(v: &JsVal) -> SResult<Bound> {
+    if let Some(n) = v.number() {
+        return Ok(Bound::Real(n));
+    }
+    if v.is_bigint() {
+        let (i, lossless) = v.bigint_i64();
+        return if lossless { Ok(Bound::Int(i)) } else { Err(StoreError::range_error(TOO_BIG)) };
+    }
+    if v.is_string() {
+        return Ok(Bound::Text(v.wtf8()));
+    }
+    if v.is_buffer() {
+        return Ok(Bound::Blob(v.buffer_bytes()));
+    }
+    if v.is_nullish() {
+        return Ok(Bound::Null);
+    }
+    Err(StoreError::type_error(CANNOT_BIND))
+}
+
+/// Binds `values` to the statement's parameters 1..=n in order (the store's own
+/// statements, whose parameters are all given by the store).
+pub fn bind_all(stmt: &mut Statement<'_>, values: &[Bound]) -> SResult<()> {
+    for (i, v) in values.iter().enumerate() {
+        stmt.raw_bind_parameter(i + 1, v)?;
+    }
+    Ok(())
+}
+
+/// One argument of a `stmt.run(...args)` call: a caller's JS value (spread or taken
+/// as named parameters by the rules below) or a value the store computed.
+#[derive(Clone, Copy)]
+pub enum Arg<'a> {
+    Js(JsVal),
+    Val(&'a Bound),
+}
+
+/// Positional/named argument binding as better-sqlite3's `Binder::Bind` does it for
+/// `stmt.run(...args)`: arrays are spread, one plain object supplies named parameters,
+/// and the count must match. Returns the values to bind by parameter index (1-based).
+pub fn bind_args(stmt: &Statement<'_>, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
+    let param_count = stmt.parameter_count();
+    let named: Vec<(usize, String)> = (1..=param_count)
+        .filter_map(|i| stmt.parameter_name(i).map(|n| (i, n[1..].to_string())))
+        .collect();
+    let mut anon_index = 0usize;
+    let mut next_anon = |stmt: &Statement<'_>| {
+        anon_index += 1;
+        while anon_index <= param_count && stmt.parameter_name(anon_index).is_some() {
+            anon_index += 1;
+        }
+        anon_index
+    };
+    let mut out = Vec::with_capacity(param_count);
+    let mut count = 0usize;
+    let mut bound_object = false;
+    let mut place = |out: &mut Vec<(usize, Bound)>, index: usize, b: Bound| -> SResult<()> {
+        if index > param_count || index == 0 {
+            return Err(StoreError::range_error(TOO_MANY));
+        }
+        out.push((index, b));
+        Ok(())
+    };
+    for arg in args {
+        let arg = match arg {
+            Arg::Val(b) => {
+                let index = next_anon(stmt);
+                place(&mut out, index, (*b).clone())?;
+                count += 1;
+                continue;
+            }
+            Arg::Js(v) => v,
+        };
+        if arg.is_array() {
+            for i in 0..arg.array_len() {
+                let value = bound_from_js(&arg.element(i)?)?;
+                let index = next_anon(stmt);
+                place(&mut out, index, value)?;
+                count += 1;
+            }
+            continue;
+        }
+        if arg.is_object() && !arg.is_buffer() {
+            if arg.is_plain_object() {
+                if bound_object {
+                    return Err(StoreError::type_error(
+                        "You cannot specify named parameters in two different objects",
+                    ));
+                }
+                bound_object = true;
+                for (index, name) in &named {
+                    let key = std::ffi::CString::new(name.as_str()).unwrap_or_default();
+                    if !arg.has_own(&key)? {
+                        return Err(StoreError::range_error(format!("Missing named parameter \"{name}\"")));
+                    }
+                    let value = bound_from_js(&arg.get(&key)?)?;
+                    place(&mut out, *index, value)?;
+                    count += 1;
+                }
+                continue;
+            } else if !named.is_empty() {
+                return Err(StoreError::type_error("Named parameters can only be passed within plain objects"));
+            }
+        }
+        let value = bound_from_js(arg)?;
+        let index = next_anon(stmt);
+        place(&mut out, index, value)?;
+        count += 1;
+    }
+    if count != param_count {
+        if count < param_count {
+            if !bound_object && !named.is_empty() {
+                return Err(StoreError::type_error("Missing named parameters"));
+            }
+            return Err(StoreError::range_error(TOO_FEW));
+        }
+        return Err(StoreError::range_error(TOO_MANY));
+    }
+    Ok(out)
+}
+
+/// Applies the result of [`bind_args`].
+pub fn apply(stmt: &mut Statement<'_>, values: &[(usize, Bound)]) -> SResult<()> {
+    stmt.clear_bindings();
+    for (index, v) in values {
+        stmt.raw_bind_parameter(*index, v)?;
+    }
+    Ok(())
+}

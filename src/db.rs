@@ -1,0 +1,150 @@
+//! The native connection: one SQLite connection owned by Rust, shared by the store
+//! methods and the better-sqlite3-compatible `db` facade, so that both run inside the
+//! same transactions.
+
+use std::cell::RefCell;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rusqlite::{Connection, OpenFlags};
+
+use crate::errors::{SResult, StoreError};
+
+pub struct Core {
+    /// Prepared statements handed out to JS through the facade. Declared before
+    /// `conn` so they are finalized before the connection closes.
+    pub facade: crate::facade::StatementTable,
+    pub conn: Connection,
+    /// The path as the caller gave it (returned as `effective.db_path`).
+    pub path: String,
+    pub memory: bool,
+    pub readonly: bool,
+}
+
+#[napi]
+pub struct NativeDb {
+    inner: RefCell<Option<Core>>,
+    path: String,
+}
+
+#[napi(object)]
+pub struct OpenOptions {
+    pub readonly: Option<bool>,
+    pub file_must_exist: Option<bool>,
+    pub timeout: Option<f64>,
+}
+
+#[napi]
+impl NativeDb {
+    /// Opens (or creates) a database file like `new Database(path, options)`.
+    #[napi(constructor)]
+    pub fn new(env: Env, path: String, options: Option<OpenOptions>) -> Result<Self> {
+        let opts = options.unwrap_or(OpenOptions { readonly: None, file_must_exist: None, timeout: None });
+        match open_connection(&path, &opts) {
+            Ok(core) => Ok(NativeDb { path: core.path.clone(), inner: RefCell::new(Some(core)) }),
+            Err(e) => Err(e.throw(env.raw())),
+        }
+    }
+
+    /// Runs the store's open-time steps: PRAGMAs, `_meta`, schema v6 and migration.
+    /// Returns the warnings the original prints (the glue sends them to console.warn).
+    #[napi]
+    pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
+        self.with(&env, |core| crate::schema::open_store(&core.conn))
+    }
+
+    #[napi(getter)]
+    pub fn name(&self) -> String {
+        self.path.clone()
+    }
+
+    #[napi(getter)]
+    pub fn open(&self) -> bool {
+        self.inner.try_borrow().map(|c| c.is_some()).unwrap_or(true)
+    }
+
+    #[napi(getter)]
+    pub fn in_transaction(&self) -> bool {
+        match self.inner.try_borrow() {
+            Ok(c) => c.as_ref().map(|c| !c.conn.is_autocommit()).unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
+    #[napi(getter)]
+    pub fn memory(&self) -> bool {
+        self.inner.try_borrow().ok().and_then(|c| c.as_ref().map(|c| c.memory)).unwrap_or(false)
+    }
+
+    #[napi(getter)]
+    pub fn readonly(&self) -> bool {
+        self.inner.try_borrow().ok().and_then(|c| c.as_ref().map(|c| c.readonly)).unwrap_or(false)
+    }
+
+    /// Closes the connection; a second call is a no-op.
+    #[napi]
+    pub fn close(&self, env: Env) -> Result<()> {
+        let mut slot = match self.inner.try_borrow_mut() {
+            Ok(s) => s,
+            Err(_) => return Err(busy().throw(env.raw())),
+        };
+        if let Some(core) = slot.take() {
+            let Core { mut facade, conn, path, memory, readonly } = core;
+            facade.clear();
+            if let Err((conn, e)) = conn.close() {
+                // Keep the connection usable rather than leak it half-closed.
+                *slot = Some(Core { facade, conn, path, memory, readonly });
+                return Err(StoreError::from(e).throw(env.raw()));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn busy() -> StoreError {
+    StoreError::type_error("This database connection is busy executing a query")
+}
+
+impl NativeDb {
+    /// Runs `f` on the open connection, turning every failure into a thrown JS error.
+    pub fn with<T>(&self, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+        let mut slot = match self.inner.try_borrow_mut() {
+            Ok(s) => s,
+            Err(_) => return Err(busy().throw(env.raw())),
+        };
+        let core = match slot.as_mut() {
+            Some(c) => c,
+            None => return Err(StoreError::not_open().throw(env.raw())),
+        };
+        f(core).map_err(|e| e.throw(env.raw()))
+    }
+}
+
+fn open_connection(path: &str, opts: &OpenOptions) -> SResult<Core> {
+    let memory = path == ":memory:" || path.is_empty();
+    let readonly = opts.readonly.unwrap_or(false);
+    if opts.file_must_exist.unwrap_or(false) && !memory && !std::path::Path::new(path).exists() {
+        return Err(StoreError::sqlite(rusqlite::ffi::SQLITE_CANTOPEN, "unable to open database file"));
+    }
+    let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if readonly {
+        flags |= OpenFlags::SQLITE_OPEN_READ_ONLY;
+    } else {
+        flags |= OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    let conn = Connection::open_with_flags(path, flags)?;
+    let timeout = opts.timeout.unwrap_or(5000.0);
+    conn.busy_timeout(std::time::Duration::from_millis(timeout.clamp(0.0, i32::MAX as f64) as u64))?;
+    conn.set_prepared_statement_cache_capacity(256);
+    unsafe {
+        // better-sqlite3 runs every connection in defensive mode.
+        rusqlite::ffi::sqlite3_db_config(conn.handle(), rusqlite::ffi::SQLITE_DBCONFIG_DEFENSIVE, 1i32, std::ptr::null_mut::<i32>());
+    }
+    Ok(Core { facade: Default::default(), conn, path: path.to_string(), memory, readonly })
+}
+
+/// Values shared by the store modules.
+pub fn now() -> i64 {
+    crate::uuid7::now_ms()
+}
+

@@ -1,0 +1,134 @@
+//! Statement helpers shared by the store modules: every statement is prepared once
+//! (rusqlite's per-connection cache) and rows are written straight to JSON text.
+
+use rusqlite::{CachedStatement, Connection};
+
+use crate::bind::{apply, bind_all, bind_args, Arg, Bound};
+use crate::errors::SResult;
+use crate::rowjson::{write_row, JsonOut, RowShape};
+
+pub fn prepare<'c>(conn: &'c Connection, sql: &str) -> SResult<CachedStatement<'c>> {
+    Ok(conn.prepare_cached(sql)?)
+}
+
+/// Runs a write with store-computed parameters; returns the change count.
+pub fn run(conn: &Connection, sql: &str, params: &[Bound]) -> SResult<usize> {
+    let mut stmt = prepare(conn, sql)?;
+    bind_all(&mut stmt, params)?;
+    Ok(stmt.raw_execute()?)
+}
+
+/// Runs a write whose parameters are the caller's JS arguments, bound with
+/// better-sqlite3's rules (as the original's `S.x.run(a, b)` did).
+pub fn run_args(conn: &Connection, sql: &str, args: &[Arg<'_>]) -> SResult<usize> {
+    let mut stmt = prepare(conn, sql)?;
+    let values = bind_args(&stmt, args)?;
+    apply(&mut stmt, &values)?;
+    Ok(stmt.raw_execute()?)
+}
+
+/// Writes the first row (or `null`) of a query.
+pub fn get_json(out: &mut JsonOut, conn: &Connection, sql: &str, params: &[Bound], shape: &RowShape) -> SResult<bool> {
+    let mut stmt = prepare(conn, sql)?;
+    bind_all(&mut stmt, params)?;
+    first_row(out, stmt, shape)
+}
+
+pub fn get_json_args(out: &mut JsonOut, conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<bool> {
+    let mut stmt = prepare(conn, sql)?;
+    let values = bind_args(&stmt, args)?;
+    apply(&mut stmt, &values)?;
+    first_row(out, stmt, shape)
+}
+
+fn first_row(out: &mut JsonOut, mut stmt: CachedStatement<'_>, shape: &RowShape) -> SResult<bool> {
+    let mut rows = stmt.raw_query();
+    match rows.next()? {
+        Some(row) => {
+            write_row(out, row, shape)?;
+            Ok(true)
+        }
+        None => {
+            out.null();
+            Ok(false)
+        }
+    }
+}
+
+/// Writes all rows as a JSON array; returns the row count.
+pub fn all_json(out: &mut JsonOut, conn: &Connection, sql: &str, params: &[Bound], shape: &RowShape) -> SResult<usize> {
+    let mut stmt = prepare(conn, sql)?;
+    bind_all(&mut stmt, params)?;
+    all_rows(out, stmt, shape)
+}
+
+pub fn all_json_args(out: &mut JsonOut, conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<usize> {
+    let mut stmt = prepare(conn, sql)?;
+    let values = bind_args(&stmt, args)?;
+    apply(&mut stmt, &values)?;
+    all_rows(out, stmt, shape)
+}
+
+fn all_rows(out: &mut JsonOut, mut stmt: CachedStatement<'_>, shape: &RowShape) -> SResult<usize> {
+    let mut rows = stmt.raw_query();
+    let mut n = 0;
+    out.buf.push('[');
+    while let Some(row) = rows.next()? {
+        if n > 0 {
+            out.buf.push(',');
+        }
+        write_row(out, row, shape)?;
+        n += 1;
+    }
+    out.buf.push(']');
+    Ok(n)
+}
+
+/// A single integer (COUNT(*) and friends).
+pub fn count(conn: &Connection, sql: &str, params: &[Bound]) -> SResult<i64> {
+    let mut stmt = prepare(conn, sql)?;
+    bind_all(&mut stmt, params)?;
+    let mut rows = stmt.raw_query();
+    match rows.next()? {
+        Some(row) => Ok(row.get::<_, Option<i64>>(0)?.unwrap_or(0)),
+        None => Ok(0),
+    }
+}
+
+/// Single JSON text of one row, or "null".
+pub fn one(conn: &Connection, sql: &str, params: &[Bound], shape: &RowShape) -> SResult<String> {
+    let mut out = JsonOut::new();
+    get_json(&mut out, conn, sql, params, shape)?;
+    Ok(out.finish())
+}
+
+/// Runs `f` inside a transaction of the given kind ("DEFERRED" or "IMMEDIATE"), or in
+/// a savepoint when the caller already opened one (e.g. `db.transaction(fn)`).
+pub fn in_transaction<T>(conn: &Connection, mode: &str, f: impl FnOnce() -> SResult<T>) -> SResult<T> {
+    let nested = !conn.is_autocommit();
+    if nested {
+        conn.execute_batch("SAVEPOINT tfx_store")?;
+    } else {
+        conn.execute_batch(&format!("BEGIN {mode}"))?;
+    }
+    match f() {
+        Ok(v) => {
+            let commit = if nested { "RELEASE tfx_store" } else { "COMMIT" };
+            if let Err(e) = conn.execute_batch(commit) {
+                rollback(conn, nested);
+                return Err(e.into());
+            }
+            Ok(v)
+        }
+        Err(e) => {
+            rollback(conn, nested);
+            Err(e)
+        }
+    }
+}
+
+fn rollback(conn: &Connection, nested: bool) {
+    let sql = if nested { "ROLLBACK TO tfx_store; RELEASE tfx_store" } else { "ROLLBACK" };
+    // A failed rollback means SQLite already rolled back (e.g. after SQLITE_FULL).
+    let _ = conn.execute_batch(sql);
+}

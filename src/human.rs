@@ -1,0 +1,1 @@
+//! Human-in-the-loop requests.

@@ -1,0 +1,1 @@
+//! Messages: audit log, lookups, status, replay for agents, dead letters.

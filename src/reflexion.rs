@@ -1,0 +1,1 @@
+//! Reflexion memory (issue 3).

@@ -1,0 +1,1 @@
+//! Role keys: decoding and validating `rk2.` wires (issue 4).

@@ -1,0 +1,1 @@
+//! Role registry (issue 4).

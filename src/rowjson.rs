@@ -1,0 +1,488 @@
+//! Rows leave Rust as one JSON text that the glue parses once. Stored `*_json` columns
+//! are validated and spliced in verbatim (the original's `parseJson` with its
+//! fallbacks), so JSON is never parsed into a tree on the Rust side.
+//!
+//! Values JSON cannot carry (NaN, BLOBs) are written as marker objects and the text is
+//! prefixed with `\u{1}`; the glue then parses it with a reviver.
+
+use rusqlite::types::ValueRef;
+use rusqlite::Row;
+
+/// Key of the marker object for values JSON cannot represent.
+pub const MARKER_KEY: &str = "\u{0}tfx";
+
+pub struct JsonOut {
+    pub buf: String,
+    pub needs_reviver: bool,
+}
+
+impl Default for JsonOut {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JsonOut {
+    pub fn new() -> Self {
+        JsonOut { buf: String::with_capacity(512), needs_reviver: false }
+    }
+
+    pub fn finish(self) -> String {
+        if self.needs_reviver {
+            let mut s = String::with_capacity(self.buf.len() + 1);
+            s.push('\u{1}');
+            s.push_str(&self.buf);
+            s
+        } else {
+            self.buf
+        }
+    }
+
+    pub fn raw(&mut self, s: &str) {
+        self.buf.push_str(s);
+    }
+
+    pub fn null(&mut self) {
+        self.buf.push_str("null");
+    }
+
+    pub fn bool(&mut self, b: bool) {
+        self.buf.push_str(if b { "true" } else { "false" });
+    }
+
+    pub fn int(&mut self, v: i64) {
+        let mut b = itoa::Buffer::new();
+        self.buf.push_str(b.format(v));
+    }
+
+    /// A JS number (NaN and the infinities included).
+    pub fn num(&mut self, v: f64) {
+        if v.is_nan() {
+            self.marker("NaN", None);
+        } else if v.is_infinite() {
+            self.buf.push_str(if v > 0.0 { "1e999" } else { "-1e999" });
+        } else if v == v.trunc() && v.abs() < 1e15 {
+            self.int(v as i64);
+        } else {
+            let mut b = ryu::Buffer::new();
+            self.buf.push_str(b.format_finite(v));
+        }
+    }
+
+    pub fn str(&mut self, s: &str) {
+        escape_into(&mut self.buf, s);
+    }
+
+    /// Stored text bytes: invalid UTF-8 becomes U+FFFD per bad byte, as V8 decodes it.
+    pub fn text_bytes(&mut self, bytes: &[u8]) {
+        let s = String::from_utf8_lossy(bytes);
+        escape_into(&mut self.buf, &s);
+    }
+
+    pub fn key(&mut self, first: &mut bool, name: &str) {
+        if !*first {
+            self.buf.push(',');
+        }
+        *first = false;
+        escape_into(&mut self.buf, name);
+        self.buf.push(':');
+    }
+
+    fn marker(&mut self, kind: &str, data: Option<&str>) {
+        self.needs_reviver = true;
+        self.buf.push('{');
+        escape_into(&mut self.buf, MARKER_KEY);
+        self.buf.push(':');
+        escape_into(&mut self.buf, kind);
+        if let Some(d) = data {
+            self.buf.push_str(",\"data\":");
+            escape_into(&mut self.buf, d);
+        }
+        self.buf.push('}');
+    }
+
+    /// A column value as better-sqlite3 returns it.
+    pub fn value(&mut self, v: ValueRef<'_>) {
+        match v {
+            ValueRef::Null => self.null(),
+            ValueRef::Integer(i) => {
+                if i.unsigned_abs() <= (1u64 << 53) {
+                    self.int(i)
+                } else {
+                    self.num(i as f64)
+                }
+            }
+            ValueRef::Real(f) => self.num(f),
+            ValueRef::Text(t) => self.text_bytes(t),
+            ValueRef::Blob(b) => {
+                use base64::Engine;
+                let data = base64::engine::general_purpose::STANDARD.encode(b);
+                self.marker("blob", Some(&data));
+            }
+        }
+    }
+
+    /// `parseJson(value, fallback)` of the original, spliced in place.
+    pub fn parsed_json(&mut self, v: ValueRef<'_>, fallback: &str) {
+        match v {
+            ValueRef::Null => self.raw(fallback),
+            ValueRef::Text(t) | ValueRef::Blob(t) => {
+                let s = String::from_utf8_lossy(t);
+                if is_valid_json(&s) {
+                    self.raw(s.trim_matches(JSON_WS));
+                } else {
+                    self.raw(fallback);
+                }
+            }
+            // JSON.parse(String(n)): finite numbers read back as themselves.
+            ValueRef::Integer(i) => self.value(ValueRef::Integer(i)),
+            ValueRef::Real(f) => {
+                if f.is_finite() {
+                    self.num(f)
+                } else {
+                    self.raw(fallback)
+                }
+            }
+        }
+    }
+}
+
+const JSON_WS: &[char] = &[' ', '\t', '\n', '\r'];
+
+pub fn escape_into(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0..=0x1f => None,
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        match esc {
+            Some(e) => out.push_str(e),
+            None => {
+                out.push_str("\\u00");
+                out.push(char::from(b"0123456789abcdef"[(b >> 4) as usize]));
+                out.push(char::from(b"0123456789abcdef"[(b & 0xf) as usize]));
+            }
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Whether `JSON.parse(s)` would succeed (ECMA-404 grammar, any nesting depth).
+pub fn is_valid_json(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0usize;
+    // Stack of open containers: true = object, false = array.
+    let mut stack: Vec<bool> = Vec::new();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    ws(&mut i);
+    loop {
+        // Parse one value.
+        if i >= b.len() {
+            return false;
+        }
+        match b[i] {
+            b'{' => {
+                i += 1;
+                ws(&mut i);
+                if i < b.len() && b[i] == b'}' {
+                    i += 1;
+                } else {
+                    if !parse_key(b, &mut i) {
+                        return false;
+                    }
+                    ws(&mut i);
+                    if i >= b.len() || b[i] != b':' {
+                        return false;
+                    }
+                    i += 1;
+                    ws(&mut i);
+                    stack.push(true);
+                    continue;
+                }
+            }
+            b'[' => {
+                i += 1;
+                ws(&mut i);
+                if i < b.len() && b[i] == b']' {
+                    i += 1;
+                } else {
+                    stack.push(false);
+                    continue;
+                }
+            }
+            b'"' => {
+                if !parse_string(b, &mut i) {
+                    return false;
+                }
+            }
+            b't' => {
+                if !b[i..].starts_with(b"true") {
+                    return false;
+                }
+                i += 4;
+            }
+            b'f' => {
+                if !b[i..].starts_with(b"false") {
+                    return false;
+                }
+                i += 5;
+            }
+            b'n' => {
+                if !b[i..].starts_with(b"null") {
+                    return false;
+                }
+                i += 4;
+            }
+            b'-' | b'0'..=b'9' => {
+                if !parse_number(b, &mut i) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+        // After a value: close containers or continue with the next element.
+        loop {
+            ws(&mut i);
+            match stack.last() {
+                None => {
+                    return i == b.len();
+                }
+                Some(&is_obj) => {
+                    if i >= b.len() {
+                        return false;
+                    }
+                    if b[i] == b',' {
+                        i += 1;
+                        ws(&mut i);
+                        if is_obj {
+                            if !parse_key(b, &mut i) {
+                                return false;
+                            }
+                            ws(&mut i);
+                            if i >= b.len() || b[i] != b':' {
+                                return false;
+                            }
+                            i += 1;
+                            ws(&mut i);
+                        }
+                        break;
+                    }
+                    let close = if is_obj { b'}' } else { b']' };
+                    if b[i] != close {
+                        return false;
+                    }
+                    i += 1;
+                    stack.pop();
+                }
+            }
+        }
+    }
+}
+
+fn parse_key(b: &[u8], i: &mut usize) -> bool {
+    *i < b.len() && b[*i] == b'"' && parse_string(b, i)
+}
+
+fn parse_string(b: &[u8], i: &mut usize) -> bool {
+    *i += 1;
+    while *i < b.len() {
+        match b[*i] {
+            b'"' => {
+                *i += 1;
+                return true;
+            }
+            b'\\' => {
+                *i += 1;
+                if *i >= b.len() {
+                    return false;
+                }
+                match b[*i] {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => *i += 1,
+                    b'u' => {
+                        if *i + 5 > b.len() {
+                            return false;
+                        }
+                        if !b[*i + 1..*i + 5].iter().all(|c| c.is_ascii_hexdigit()) {
+                            return false;
+                        }
+                        *i += 5;
+                    }
+                    _ => return false,
+                }
+            }
+            0..=0x1f => return false,
+            _ => *i += 1,
+        }
+    }
+    false
+}
+
+fn parse_number(b: &[u8], i: &mut usize) -> bool {
+    if b[*i] == b'-' {
+        *i += 1;
+    }
+    if *i >= b.len() {
+        return false;
+    }
+    if b[*i] == b'0' {
+        *i += 1;
+    } else if b[*i].is_ascii_digit() {
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+    } else {
+        return false;
+    }
+    if *i < b.len() && b[*i] == b'.' {
+        *i += 1;
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        if *i == start {
+            return false;
+        }
+    }
+    if *i < b.len() && (b[*i] == b'e' || b[*i] == b'E') {
+        *i += 1;
+        if *i < b.len() && (b[*i] == b'+' || b[*i] == b'-') {
+            *i += 1;
+        }
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        if *i == start {
+            return false;
+        }
+    }
+    true
+}
+
+/// How a table's rows are shaped for the caller (the original's `parse*Row` helpers).
+pub struct RowShape {
+    /// (stored column, output key, fallback JSON), appended in this order after the
+    /// other columns.
+    pub json: &'static [(&'static str, &'static str, &'static str)],
+    /// parseReflexionRow: `type: rest.type || "reflexion"`.
+    pub reflexion_type: bool,
+}
+
+pub const RAW: RowShape = RowShape { json: &[], reflexion_type: false };
+pub const AGENT: RowShape = RowShape {
+    json: &[("capabilities_json", "capabilities", "[]"), ("topics_json", "topics", "[]"), ("metadata_json", "metadata", "{}")],
+    reflexion_type: false,
+};
+pub const MESSAGE: RowShape = RowShape { json: &[("payload_json", "payload", "{}")], reflexion_type: false };
+pub const HUMAN_REQUEST: RowShape = RowShape {
+    json: &[("schema_json", "schema", "{}"), ("response_json", "response", "null")],
+    reflexion_type: false,
+};
+pub const ASSIGN: RowShape = RowShape {
+    json: &[("payload_json", "payload", "{}"), ("result_json", "result", "null"), ("error_json", "error", "null")],
+    reflexion_type: false,
+};
+pub const REFLEXION: RowShape = RowShape {
+    json: &[("context_json", "context", "{}"), ("adaptive_state_json", "adaptive_state", "{}")],
+    reflexion_type: true,
+};
+pub const CANDIDATE: RowShape = RowShape { json: &[("transport_locators_json", "transport_locators", "[]")], reflexion_type: false };
+
+/// Writes one row as a JSON object shaped by `shape`.
+pub fn write_row(out: &mut JsonOut, row: &Row<'_>, shape: &RowShape) -> rusqlite::Result<()> {
+    let stmt = row.as_ref();
+    let n = stmt.column_count();
+    let mut json_at: [Option<usize>; 4] = [None; 4];
+    let mut first = true;
+    out.buf.push('{');
+    for i in 0..n {
+        let name = stmt.column_name(i)?;
+        if let Some(slot) = shape.json.iter().position(|(col, _, _)| *col == name) {
+            json_at[slot] = Some(i);
+            continue;
+        }
+        out.key(&mut first, name);
+        let v = row.get_ref(i)?;
+        if shape.reflexion_type && name == "type" && !value_truthy(v) {
+            out.str("reflexion");
+        } else {
+            out.value(v);
+        }
+    }
+    for (slot, (_, key, fallback)) in shape.json.iter().enumerate() {
+        out.key(&mut first, key);
+        match json_at[slot] {
+            Some(i) => out.parsed_json(row.get_ref(i)?, fallback),
+            None => out.raw(fallback),
+        }
+    }
+    out.buf.push('}');
+    Ok(())
+}
+
+/// JS truthiness of a column value as better-sqlite3 would return it.
+pub fn value_truthy(v: ValueRef<'_>) -> bool {
+    match v {
+        ValueRef::Null => false,
+        ValueRef::Integer(i) => i != 0,
+        ValueRef::Real(f) => !(f == 0.0 || f.is_nan()),
+        ValueRef::Text(t) => !t.is_empty(),
+        ValueRef::Blob(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_validator_agrees_with_json_parse() {
+        for ok in ["{}", "[]", " [1, 2.5e-3, -0, \"a\\u00e9\"] ", "null", "true", "\"\\ud800\"", "{\"a\":{\"b\":[{}]}}", "1e999"] {
+            assert!(is_valid_json(ok), "{ok}");
+        }
+        for bad in ["", "{bad json", "[1,", "nope", "{\"truncated\":", "01", "1.", "[1,]", "{\"a\" 1}", "\"\t\"", "'a'", "[] x"] {
+            assert!(!is_valid_json(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_fine() {
+        let s = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert!(is_valid_json(&s));
+    }
+
+    #[test]
+    fn numbers_print_as_js_would_parse_them() {
+        let mut o = JsonOut::new();
+        o.num(0.7);
+        o.raw(",");
+        o.num(1e21);
+        o.raw(",");
+        o.num(5e-7);
+        o.raw(",");
+        o.num(f64::INFINITY);
+        assert_eq!(o.buf, "0.7,1e21,5e-7,1e999");
+    }
+
+    #[test]
+    fn escapes_control_characters() {
+        let mut s = String::new();
+        escape_into(&mut s, "a\"b\\c\n\u{1}\u{2028}");
+        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001\u{2028}\"");
+    }
+}
