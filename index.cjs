@@ -72,7 +72,9 @@ class Statement {
     this.#n = n;
     this.#id = id;
     this.#reader = (packed & 2) !== 0;
+    const locked = () => this.#locked;
     Object.defineProperties(this, {
+      busy: { get: function busy() { return locked(); }, enumerable: true },
       reader: { value: this.#reader, enumerable: true },
       readonly: { value: (packed & 1) !== 0, enumerable: true },
       source: { value: source, enumerable: true },
@@ -181,9 +183,6 @@ class Statement {
     return this;
   }
 
-  get busy() {
-    return this.#locked;
-  }
 }
 
 /** Iterators returned by `stmt.iterate()` (better-sqlite3 calls the class StatementIterator). */
@@ -211,14 +210,14 @@ function wrapTransaction(fn, n, mode) {
   };
 }
 
-function initDatabase(db, n, name, memory, readonly) {
+function initDatabase(db, n, givenName, isMemory, isReadonly) {
   Object.defineProperties(db, {
     [kNative]: { value: n },
-    name: { get: function name() { return name; }, enumerable: true },
+    name: { get: function name() { return givenName; }, enumerable: true },
     open: { get: function open() { return n.open; }, enumerable: true },
     inTransaction: { get: function inTransaction() { return n.inTransaction; }, enumerable: true },
-    readonly: { get: function readonly() { return readonly; }, enumerable: true },
-    memory: { get: function memory() { return memory; }, enumerable: true },
+    readonly: { get: function readonly() { return isReadonly; }, enumerable: true },
+    memory: { get: function memory() { return isMemory; }, enumerable: true },
   });
   return db;
 }

@@ -155,7 +155,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
             }
             continue;
         }
-        if arg.is_object() && !arg.is_buffer() {
+        if (arg.is_object() || arg.is_function()) && !arg.is_buffer() {
             if arg.is_plain_object() {
                 if bound_object {
                     return Err(StoreError::type_error(

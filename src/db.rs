@@ -139,7 +139,15 @@ fn open_connection(path: &str, opts: &OpenOptions) -> SResult<Core> {
     } else {
         flags |= OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
     }
-    let conn = Connection::open_with_flags(path, flags)?;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| match e {
+        // rusqlite appends ": <path>" to SQLite's message; better-sqlite3 does not.
+        rusqlite::Error::SqliteFailure(err, Some(msg)) => {
+            let suffix = format!(": {path}");
+            let msg = msg.strip_suffix(&suffix).map(str::to_string).unwrap_or(msg);
+            StoreError::sqlite(err.extended_code, msg)
+        }
+        other => StoreError::from(other),
+    })?;
     let timeout = opts.timeout.unwrap_or(5000.0);
     conn.busy_timeout(std::time::Duration::from_millis(timeout.clamp(0.0, i32::MAX as f64) as u64))?;
     conn.set_prepared_statement_cache_capacity(256);
