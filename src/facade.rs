@@ -6,6 +6,7 @@
 use std::ffi::{c_char, c_int, CStr};
 
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
 use rusqlite::ffi;
 use rusqlite::types::ValueRef;
@@ -347,11 +348,46 @@ fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<(*mut ffi::
     Ok((handle, returns_data))
 }
 
-/// `run()`'s result.
-#[napi(object)]
-pub struct RunResult {
-    pub changes: u32,
-    pub last_insert_rowid: f64,
+thread_local! {
+    /// The glue's `Float64Array(1)` that receives `lastInsertRowid` (kept alive by a reference).
+    static RUN_SHARED: std::cell::Cell<(*mut f64, sys::napi_ref)> = const { std::cell::Cell::new((std::ptr::null_mut(), std::ptr::null_mut())) };
+}
+
+/// Registers the Float64Array(1) that facadeRun writes lastInsertRowid into.
+fn share_run_buffer(env: Env, buffer: JsVal) -> Result<()> {
+    unsafe {
+        let mut is_typed = false;
+        sys::napi_is_typedarray(env.raw(), buffer.raw(), &mut is_typed);
+        let mut ty = 0;
+        let mut length = 0usize;
+        let mut data = std::ptr::null_mut();
+        let mut arraybuffer = std::ptr::null_mut();
+        let mut offset = 0usize;
+        if !is_typed
+            || sys::napi_get_typedarray_info(env.raw(), buffer.raw(), &mut ty, &mut length, &mut data, &mut arraybuffer, &mut offset)
+                != sys::Status::napi_ok
+            || ty != sys::TypedarrayType::float64_array
+            || length < 1
+            || data.is_null()
+        {
+            return Err(Error::from_reason("expected a Float64Array of length 1"));
+        }
+        let mut reference = std::ptr::null_mut();
+        sys::napi_create_reference(env.raw(), buffer.raw(), 1, &mut reference);
+        RUN_SHARED.with(|c| {
+            let (_, old) = c.replace((data as *mut f64, reference));
+            if !old.is_null() {
+                sys::napi_delete_reference(env.raw(), old);
+            }
+        });
+    }
+    Ok(())
+}
+
+/// `run()`'s `{ changes, lastInsertRowid }`: changes returned, the rowid to the shared buffer.
+struct RunResult {
+    changes: u32,
+    last_insert_rowid: f64,
 }
 
 fn run_stmt(core: &mut Core, id: u32, params: &JsVal) -> SResult<RunResult> {
@@ -499,9 +535,23 @@ impl NativeDb {
         }
     }
 
+    /// Registers the Float64Array(1) that facadeRun writes lastInsertRowid into.
     #[napi]
-    pub fn facade_run(&self, env: Env, id: u32, params: JsVal) -> Result<RunResult> {
-        self.with(&env, |core| run_stmt(core, id, &params))
+    pub fn facade_share_run_slot(&self, env: Env, buffer: JsVal) -> Result<()> {
+        share_run_buffer(env, buffer)
+    }
+
+    /// Returns `changes`; `lastInsertRowid` goes to the shared buffer.
+    #[napi]
+    pub fn facade_run(&self, env: Env, id: u32, params: JsVal) -> Result<u32> {
+        let r = self.with(&env, |core| run_stmt(core, id, &params))?;
+        RUN_SHARED.with(|c| {
+            let (p, _) = c.get();
+            if !p.is_null() {
+                unsafe { *p = r.last_insert_rowid };
+            }
+        });
+        Ok(r.changes)
     }
 
     /// The first row as JSON, or "" when there is none (`undefined`).
