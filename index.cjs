@@ -63,6 +63,7 @@ function booleanArg(args) {
 
 class Statement {
   #n;
+  #h;
   #id;
   #reader;
   #mode = FLAT;
@@ -73,6 +74,7 @@ class Statement {
     if (token !== kCreate) throw new TypeError('Statements can only be constructed by the db.prepare() method');
     const id = Math.floor(packed / 4);
     this.#n = n;
+    this.#h = n.handle;
     this.#id = id;
     this.#reader = (packed & 2) !== 0;
     // Own read-only data properties, like better-sqlite3's (Object.freeze is far cheaper
@@ -87,21 +89,22 @@ class Statement {
 
   run(...params) {
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const changes = this.#n.facadeRun(this.#id, params);
+    const changes = native.facadeRun(this.#h, this.#id, params);
     return { changes, lastInsertRowid: runShared[0] };
   }
 
   get(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const text = this.#n.facadeGet(this.#id, this.#mode, params);
-    return text === '' ? undefined : decode(text);
+    const mode = this.#mode;
+    const out = native.facadeGet(this.#h, this.#id, mode, params);
+    return typeof out === 'string' && mode !== PLUCK ? decode(out) : out;
   }
 
   all(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    return decode(this.#n.facadeAll(this.#id, this.#mode, params));
+    return decode(native.facadeAll(this.#h, this.#id, this.#mode, params));
   }
 
   iterate(...params) {
@@ -277,7 +280,7 @@ Object.assign(Database.prototype, {
   prepare(source) {
     if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
     const n = this[kNative];
-    return new Statement(kCreate, n, this, source, n.facadePrepare(source));
+    return new Statement(kCreate, n, this, source, native.facadePrepare(n.handle, source));
   },
 
   exec(source) {

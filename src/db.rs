@@ -3,6 +3,7 @@
 //! same transactions.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -21,10 +22,52 @@ pub struct Core {
     pub readonly: bool,
 }
 
+/// The connection slot: shared by the NativeDb object and the handle registry (the
+/// facade's hot paths are plain functions that find it by handle, which is cheaper
+/// than a napi method call).
+pub type Slot = Rc<RefCell<Option<Core>>>;
+
+thread_local! {
+    static REGISTRY: RefCell<(Vec<Option<Slot>>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+fn register(slot: &Slot) -> u32 {
+    REGISTRY.with(|r| {
+        let mut r = r.borrow_mut();
+        if let Some(h) = r.1.pop() {
+            r.0[h as usize] = Some(slot.clone());
+            h
+        } else {
+            r.0.push(Some(slot.clone()));
+            (r.0.len() - 1) as u32
+        }
+    })
+}
+
+/// The slot behind a handle (None once its NativeDb was collected).
+pub fn slot_of(handle: u32) -> Option<Slot> {
+    REGISTRY.with(|r| r.borrow().0.get(handle as usize).and_then(|s| s.clone()))
+}
+
 #[napi]
 pub struct NativeDb {
-    inner: RefCell<Option<Core>>,
+    inner: Slot,
     path: String,
+    handle: u32,
+}
+
+impl Drop for NativeDb {
+    fn drop(&mut self) {
+        let h = self.handle;
+        REGISTRY.with(|r| {
+            if let Ok(mut r) = r.try_borrow_mut() {
+                if let Some(s) = r.0.get_mut(h as usize) {
+                    *s = None;
+                    r.1.push(h);
+                }
+            }
+        });
+    }
 }
 
 #[napi(object)]
@@ -41,7 +84,12 @@ impl NativeDb {
     pub fn new(env: Env, path: String, options: Option<OpenOptions>) -> Result<Self> {
         let opts = options.unwrap_or(OpenOptions { readonly: None, file_must_exist: None, timeout: None });
         match open_connection(&path, &opts) {
-            Ok(core) => Ok(NativeDb { path: core.path.clone(), inner: RefCell::new(Some(core)) }),
+            Ok(core) => {
+                let path = core.path.clone();
+                let inner: Slot = Rc::new(RefCell::new(Some(core)));
+                let handle = register(&inner);
+                Ok(NativeDb { path, inner, handle })
+            }
             Err(e) => Err(e.throw(env.raw())),
         }
     }
@@ -51,6 +99,12 @@ impl NativeDb {
     #[napi]
     pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
         self.with(&env, |core| crate::schema::open_store(&core.conn))
+    }
+
+    /// The handle the facade's plain functions take.
+    #[napi(getter)]
+    pub fn handle(&self) -> u32 {
+        self.handle
     }
 
     #[napi(getter)]
@@ -116,7 +170,14 @@ impl NativeDb {
 
     /// Runs `f` on the open connection, turning every failure into a thrown JS error.
     pub fn with<T>(&self, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
-        let mut slot = match self.inner.try_borrow_mut() {
+        with_slot(&self.inner, env, f)
+    }
+}
+
+/// [`NativeDb::with`] for a slot found by handle.
+pub fn with_slot<T>(inner: &RefCell<Option<Core>>, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+    {
+        let mut slot = match inner.try_borrow_mut() {
             Ok(s) => s,
             Err(_) => return Err(busy().throw(env.raw())),
         };

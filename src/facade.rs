@@ -7,12 +7,13 @@ use std::ffi::{c_char, c_int, CStr};
 
 use napi::bindgen_prelude::*;
 use napi::sys;
+use napi::ValueType;
 use napi_derive::napi;
 use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 
 use crate::bind::{bind_args_with, Arg, Bound, ParamInfo, TOO_BIG, TOO_MANY};
-use crate::db::{Core, NativeDb};
+use crate::db::{slot_of, with_slot, Core, NativeDb};
 use crate::errors::{SResult, StoreError};
 use crate::jsval::JsVal;
 use crate::rowjson::{escape_into, JsonOut};
@@ -170,7 +171,7 @@ fn bind_params(stmt: &FStmt, params: &JsVal) -> SResult<()> {
     let args = read_args(params)?;
     let values = bind_args_with(stmt, &args)?;
     unsafe {
-        ffi::sqlite3_clear_bindings(stmt.handle);
+        // Bindings are already clear: `finish` clears them after every call.
         for (index, v) in &values {
             let rc = bind_one(stmt.handle, *index, v);
             if rc != ffi::SQLITE_OK {
@@ -410,33 +411,6 @@ fn run_stmt(core: &mut Core, id: u32, params: &JsVal) -> SResult<RunResult> {
     result
 }
 
-fn get_stmt(core: &mut Core, id: u32, mode: u32, params: &JsVal) -> SResult<String> {
-    let db = db_handle(core);
-    let stmt = core.facade.get(id)?;
-    start(stmt, params)?;
-    let h = stmt.handle;
-    let result = unsafe {
-        match ffi::sqlite3_step(h) {
-            ffi::SQLITE_ROW => {
-                let mut out = JsonOut::new();
-                write_row(&mut out, h, mode);
-                ffi::sqlite3_reset(h);
-                Ok(out.finish())
-            }
-            ffi::SQLITE_DONE => {
-                ffi::sqlite3_reset(h);
-                Ok(String::new())
-            }
-            _ => {
-                ffi::sqlite3_reset(h);
-                Err(db_error(db))
-            }
-        }
-    };
-    finish(stmt);
-    result
-}
-
 fn all_stmt(core: &mut Core, id: u32, mode: u32, params: &JsVal) -> SResult<String> {
     let db = db_handle(core);
     let stmt = core.facade.get(id)?;
@@ -512,19 +486,161 @@ const SAVEPOINT: &str = "SAVEPOINT `\t_bs3.\t`";
 const RELEASE: &str = "RELEASE `\t_bs3.\t`";
 const ROLLBACK_TO: &str = "ROLLBACK TO `\t_bs3.\t`";
 
+/// Runs `f` on the connection behind `handle` (see `db::Slot`).
+fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+    match slot_of(handle) {
+        Some(slot) => with_slot(&slot, env, f),
+        None => Err(StoreError::not_open().throw(env.raw())),
+    }
+}
+
+/// `stmt.run(...params)` on connection `db`: returns `changes`; `lastInsertRowid` goes
+/// to the shared Float64Array.
+#[napi]
+pub fn facade_run(env: Env, db: u32, id: u32, params: JsVal) -> Result<u32> {
+    let r = with_handle(&env, db, |core| run_stmt(core, id, &params))?;
+    RUN_SHARED.with(|c| {
+        let (p, _) = c.get();
+        if !p.is_null() {
+            unsafe { *p = r.last_insert_rowid };
+        }
+    });
+    Ok(r.changes)
+}
+
+/// A JS value made by hand (napi's own conversion is skipped).
+pub struct RawValue(sys::napi_value);
+
+impl ToNapiValue for RawValue {
+    unsafe fn to_napi_value(_env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+        Ok(val.0)
+    }
+}
+
+impl TypeName for RawValue {
+    fn type_name() -> &'static str {
+        "unknown"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+/// Column `i` of the current row as better-sqlite3 returns it (`Data::GetValueJS`).
+unsafe fn value_js(env: sys::napi_env, h: *mut ffi::sqlite3_stmt, i: c_int) -> sys::napi_value {
+    let mut out = std::ptr::null_mut();
+    match ffi::sqlite3_column_type(h, i) {
+        ffi::SQLITE_INTEGER | ffi::SQLITE_FLOAT => {
+            sys::napi_create_double(env, ffi::sqlite3_column_double(h, i), &mut out);
+        }
+        ffi::SQLITE_TEXT => {
+            let p = ffi::sqlite3_column_text(h, i);
+            let n = ffi::sqlite3_column_bytes(h, i);
+            // V8 decodes the bytes exactly as better-sqlite3's StringFromUtf8 does.
+            sys::napi_create_string_utf8(env, if p.is_null() { c"".as_ptr() } else { p.cast() }, n as isize, &mut out);
+        }
+        ffi::SQLITE_BLOB => {
+            let p = ffi::sqlite3_column_blob(h, i);
+            let n = ffi::sqlite3_column_bytes(h, i) as usize;
+            let mut data = std::ptr::null_mut();
+            sys::napi_create_buffer_copy(env, n, if p.is_null() { c"".as_ptr().cast() } else { p }, &mut data, &mut out);
+        }
+        _ => {
+            sys::napi_get_null(env, &mut out);
+        }
+    }
+    out
+}
+
+/// The current row as a JS object or array, built through napi (FLAT and RAW modes).
+/// Keys are set one by one like better-sqlite3 on Node 20 (`row->Set`): a duplicate
+/// column name keeps its first position and the last value.
+unsafe fn row_js(env: sys::napi_env, h: *mut ffi::sqlite3_stmt, mode: u32) -> sys::napi_value {
+    let n = ffi::sqlite3_column_count(h);
+    let mut row = std::ptr::null_mut();
+    if mode == RAW {
+        sys::napi_create_array_with_length(env, n as usize, &mut row);
+        for i in 0..n {
+            sys::napi_set_element(env, row, i as u32, value_js(env, h, i));
+        }
+    } else {
+        sys::napi_create_object(env, &mut row);
+        for i in 0..n {
+            let name = ffi::sqlite3_column_name(h, i);
+            let mut key = std::ptr::null_mut();
+            sys::napi_create_string_utf8(env, if name.is_null() { c"".as_ptr() } else { name }, -1, &mut key);
+            sys::napi_set_property(env, row, key, value_js(env, h, i));
+        }
+    }
+    row
+}
+
+/// `stmt.get(...params)`: a plucked value as itself, a row as JSON text, or `undefined`
+/// when there is no row.
+#[napi]
+pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<RawValue> {
+    let raw_env = env.raw();
+    with_handle(&env, db, |core| {
+        let db_h = db_handle(core);
+        let stmt = core.facade.get(id)?;
+        start(stmt, &params)?;
+        let h = stmt.handle;
+        let result = unsafe {
+            match ffi::sqlite3_step(h) {
+                ffi::SQLITE_ROW => {
+                    let v = if mode == PLUCK {
+                        value_js(raw_env, h, 0)
+                    } else if mode != EXPAND {
+                        row_js(raw_env, h, mode)
+                    } else {
+                        let mut out = JsonOut::new();
+                        write_row(&mut out, h, mode);
+                        let text = out.finish();
+                        let mut v = std::ptr::null_mut();
+                        sys::napi_create_string_utf8(raw_env, text.as_ptr().cast(), text.len() as isize, &mut v);
+                        v
+                    };
+                    ffi::sqlite3_reset(h);
+                    Ok(RawValue(v))
+                }
+                ffi::SQLITE_DONE => {
+                    ffi::sqlite3_reset(h);
+                    let mut v = std::ptr::null_mut();
+                    sys::napi_get_undefined(raw_env, &mut v);
+                    Ok(RawValue(v))
+                }
+                _ => {
+                    ffi::sqlite3_reset(h);
+                    Err(db_error(db_h))
+                }
+            }
+        };
+        finish(stmt);
+        result
+    })
+}
+
+/// `stmt.all(...params)` as a JSON array.
+#[napi]
+pub fn facade_all(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<String> {
+    with_handle(&env, db, |core| all_stmt(core, id, mode, &params))
+}
+
+/// `db.prepare(source)`: returns `id * 4 + reader * 2 + readonly`.
+#[napi]
+pub fn facade_prepare(env: Env, db: u32, source: JsVal) -> Result<f64> {
+    with_handle(&env, db, |core| prepare_stmt(core, &source))
+}
+
+fn prepare_stmt(core: &mut Core, source: &JsVal) -> SResult<f64> {
+    let (handle, returns_data) = prepare_one(core, source, false)?;
+    let readonly = unsafe { ffi::sqlite3_stmt_readonly(handle) } != 0;
+    let id = core.facade.insert(FStmt { handle, bound: false });
+    Ok(id as f64 * 4.0 + if returns_data { 2.0 } else { 0.0 } + if readonly { 1.0 } else { 0.0 })
+}
+
 #[napi]
 impl NativeDb {
-    /// `db.prepare(source)`: returns `id * 4 + reader * 2 + readonly`.
-    #[napi]
-    pub fn facade_prepare(&self, env: Env, source: JsVal) -> Result<f64> {
-        self.with(&env, |core| {
-            let (handle, returns_data) = prepare_one(core, &source, false)?;
-            let readonly = unsafe { ffi::sqlite3_stmt_readonly(handle) } != 0;
-            let id = core.facade.insert(FStmt { handle, bound: false });
-            Ok(id as f64 * 4.0 + if returns_data { 2.0 } else { 0.0 } + if readonly { 1.0 } else { 0.0 })
-        })
-    }
-
     /// Finalizes a statement whose JS object was collected (no-op once closed).
     #[napi]
     pub fn facade_finalize(&self, id: u32) {
@@ -539,30 +655,6 @@ impl NativeDb {
     #[napi]
     pub fn facade_share_run_slot(&self, env: Env, buffer: JsVal) -> Result<()> {
         share_run_buffer(env, buffer)
-    }
-
-    /// Returns `changes`; `lastInsertRowid` goes to the shared buffer.
-    #[napi]
-    pub fn facade_run(&self, env: Env, id: u32, params: JsVal) -> Result<u32> {
-        let r = self.with(&env, |core| run_stmt(core, id, &params))?;
-        RUN_SHARED.with(|c| {
-            let (p, _) = c.get();
-            if !p.is_null() {
-                unsafe { *p = r.last_insert_rowid };
-            }
-        });
-        Ok(r.changes)
-    }
-
-    /// The first row as JSON, or "" when there is none (`undefined`).
-    #[napi]
-    pub fn facade_get(&self, env: Env, id: u32, mode: u32, params: JsVal) -> Result<String> {
-        self.with(&env, |core| get_stmt(core, id, mode, &params))
-    }
-
-    #[napi]
-    pub fn facade_all(&self, env: Env, id: u32, mode: u32, params: JsVal) -> Result<String> {
-        self.with(&env, |core| all_stmt(core, id, mode, &params))
     }
 
     /// `stmt.bind(...params)`: permanent bindings.
@@ -761,3 +853,4 @@ impl NativeDb {
         })
     }
 }
+
