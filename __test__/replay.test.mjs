@@ -3,8 +3,10 @@
 // its own child process, and requires "N passed, 0 failed".
 //
 // The replays mostly sleep (the traces wait for their ticks), so several run at once, but
-// never more than REPLAY_CONCURRENCY (default 3; keep it <= 3 on a 2-core machine, or
-// the replayer's timing budget is missed and clock-normalized fields drift).
+// never more than REPLAY_CONCURRENCY (default 2, at most 3). The replayer busy-waits for
+// the next millisecond before every call, so each running replay keeps a core busy; on a
+// 2-core machine with other load, 3 at once misses the replayer's 400 ms segment budget
+// ("timing warning") and clock-normalized fields (T+Ns) then drift by a second.
 //
 // Deliberate differences: EXCLUDED lists, per file, the call indexes (`i`) whose outcome
 // this package deliberately answers differently from the original, each with its reason.
@@ -25,7 +27,7 @@ export const EXCLUDED = {
   // 'golden/trace-public-1.jsonl': { 123: 'why this outcome deliberately differs' },
 };
 
-const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || 3));
+const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || 2));
 const TIMEOUT_MS = 10 * 60 * 1000;
 
 const files = [
