@@ -90,12 +90,36 @@ pub enum Arg<'a> {
 /// `stmt.run(...args)`: arrays are spread, one plain object supplies named parameters,
 /// and the count must match. Returns the values to bind by parameter index (1-based).
 pub fn bind_args(stmt: &Statement<'_>, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
+    bind_args_with(&RusqliteParams(stmt), args)
+}
+
+/// What [`bind_args_with`] needs to know about a prepared statement's parameters
+/// (implemented for rusqlite statements and for the facade's raw statements).
+pub trait ParamInfo {
+    fn parameter_count(&self) -> usize;
+    /// The parameter's name including its prefix (`@a`, `:a`, `$a`, `?1`), or None.
+    fn parameter_name(&self, index: usize) -> Option<&str>;
+}
+
+struct RusqliteParams<'a, 'c>(&'a Statement<'c>);
+
+impl ParamInfo for RusqliteParams<'_, '_> {
+    fn parameter_count(&self) -> usize {
+        self.0.parameter_count()
+    }
+    fn parameter_name(&self, index: usize) -> Option<&str> {
+        self.0.parameter_name(index)
+    }
+}
+
+/// [`bind_args`] for any statement that can describe its parameters.
+pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
     let param_count = stmt.parameter_count();
     let named: Vec<(usize, String)> = (1..=param_count)
         .filter_map(|i| stmt.parameter_name(i).map(|n| (i, n[1..].to_string())))
         .collect();
     let mut anon_index = 0usize;
-    let mut next_anon = |stmt: &Statement<'_>| {
+    let mut next_anon = |stmt: &P| {
         anon_index += 1;
         while anon_index <= param_count && stmt.parameter_name(anon_index).is_some() {
             anon_index += 1;
@@ -131,7 +155,7 @@ pub fn bind_args(stmt: &Statement<'_>, args: &[Arg<'_>]) -> SResult<Vec<(usize, 
             }
             continue;
         }
-        if arg.is_object() && !arg.is_buffer() {
+        if (arg.is_object() || arg.is_function()) && !arg.is_buffer() {
             if arg.is_plain_object() {
                 if bound_object {
                     return Err(StoreError::type_error(

@@ -88,6 +88,9 @@ impl NativeDb {
             Ok(s) => s,
             Err(_) => return Err(busy().throw(env.raw())),
         };
+        if slot.as_ref().is_some_and(|c| c.facade.iterators > 0) {
+            return Err(busy().throw(env.raw()));
+        }
         if let Some(core) = slot.take() {
             let Core { mut facade, conn, path, memory, readonly } = core;
             facade.clear();
@@ -106,6 +109,11 @@ fn busy() -> StoreError {
 }
 
 impl NativeDb {
+    /// The connection slot, unless a call is running (used by the facade's finalizer).
+    pub fn inner_mut(&self) -> std::result::Result<std::cell::RefMut<'_, Option<Core>>, std::cell::BorrowMutError> {
+        self.inner.try_borrow_mut()
+    }
+
     /// Runs `f` on the open connection, turning every failure into a thrown JS error.
     pub fn with<T>(&self, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
         let mut slot = match self.inner.try_borrow_mut() {
@@ -139,16 +147,23 @@ impl NativeDb {
 fn open_connection(path: &str, opts: &OpenOptions) -> SResult<Core> {
     let memory = path == ":memory:" || path.is_empty();
     let readonly = opts.readonly.unwrap_or(false);
-    if opts.file_must_exist.unwrap_or(false) && !memory && !std::path::Path::new(path).exists() {
-        return Err(StoreError::sqlite(rusqlite::ffi::SQLITE_CANTOPEN, "unable to open database file"));
-    }
     let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
     if readonly {
         flags |= OpenFlags::SQLITE_OPEN_READ_ONLY;
+    } else if opts.file_must_exist.unwrap_or(false) {
+        flags |= OpenFlags::SQLITE_OPEN_READ_WRITE;
     } else {
         flags |= OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
     }
-    let conn = Connection::open_with_flags(path, flags)?;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| match e {
+        // rusqlite appends ": <path>" to SQLite's message; better-sqlite3 does not.
+        rusqlite::Error::SqliteFailure(err, Some(msg)) => {
+            let suffix = format!(": {path}");
+            let msg = msg.strip_suffix(&suffix).map(str::to_string).unwrap_or(msg);
+            StoreError::sqlite(err.extended_code, msg)
+        }
+        other => StoreError::from(other),
+    })?;
     let timeout = opts.timeout.unwrap_or(5000.0);
     conn.busy_timeout(std::time::Duration::from_millis(timeout.clamp(0.0, i32::MAX as f64) as u64))?;
     conn.set_prepared_statement_cache_capacity(256);

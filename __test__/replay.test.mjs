@@ -1,0 +1,132 @@
+// Replays every golden trace (golden/*.jsonl) and every fixture expectation
+// (fixtures/*.expected.json) against this package with tools/trace-replay.mjs, each in
+// its own child process, and requires "N passed, 0 failed".
+//
+// The replays mostly sleep (the traces wait for their ticks), so several run at once, but
+// never more than REPLAY_CONCURRENCY (default 3; keep it <= 3 on a 2-core machine, or
+// the replayer's timing budget is missed and clock-normalized fields drift).
+//
+// Deliberate differences: EXCLUDED lists, per file, the call indexes (`i`) whose outcome
+// this package deliberately answers differently from the original, each with its reason.
+// Those calls are removed from a temporary copy of the trace before replaying. Later calls
+// still depend on earlier ones, so only exclude a call whose outcome (not effect) differs.
+// It is empty: no deliberate difference is known.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+
+import { repoRoot } from './helpers.mjs';
+
+/** @type {Record<string, Record<number, string>>} file (relative to the repo) -> { i: reason } */
+export const EXCLUDED = {
+  // 'golden/trace-public-1.jsonl': { 123: 'why this outcome deliberately differs' },
+};
+
+const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || 3));
+const TIMEOUT_MS = 10 * 60 * 1000;
+
+const files = [
+  ...readdirSync(join(repoRoot, 'golden'))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => `golden/${f}`),
+  ...readdirSync(join(repoRoot, 'fixtures'))
+    .filter((f) => f.endsWith('.expected.json'))
+    .sort()
+    .map((f) => `fixtures/${f}`),
+];
+
+/** The file to replay: the original, or a copy without the excluded calls. */
+function traceToReplay(rel, scratch) {
+  const excluded = EXCLUDED[rel] ?? {};
+  const skip = new Set(Object.keys(excluded).map(Number));
+  const original = join(repoRoot, rel);
+  if (skip.size === 0) return { path: original, removed: 0 };
+  const out = join(scratch, basename(rel));
+  let removed = 0;
+  if (rel.endsWith('.jsonl')) {
+    const lines = readFileSync(original, 'utf8').split('\n');
+    const kept = lines.filter((line) => {
+      if (!line.trim()) return true;
+      const obj = JSON.parse(line);
+      if ('call' in obj && skip.has(obj.i)) {
+        removed += 1;
+        return false;
+      }
+      return true;
+    });
+    writeFileSync(out, kept.join('\n'));
+  } else {
+    const doc = JSON.parse(readFileSync(original, 'utf8'));
+    const before = doc.calls.length;
+    doc.calls = doc.calls.filter((c) => !skip.has(c.i));
+    removed = before - doc.calls.length;
+    // The fixture database stays where it is: point at it absolutely.
+    if (doc.fixture) doc.fixture = resolve(repoRoot, 'fixtures', doc.fixture);
+    writeFileSync(out, JSON.stringify(doc));
+  }
+  assert.equal(removed, skip.size, `${rel}: every excluded index must name a call in the file`);
+  return { path: out, removed };
+}
+
+function replay(path) {
+  return new Promise((resolvePromise) => {
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'tools', 'trace-replay.mjs'), '--max-report=10', path],
+      { cwd: repoRoot, env: { ...process.env, STORE_IMPL: './index.mjs' }, timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolvePromise({ code: error?.code ?? 0, stdout, stderr }),
+    );
+  });
+}
+
+/** Runs `jobs` (functions returning promises) with at most `limit` in flight. */
+function limited(limit) {
+  let active = 0;
+  const queue = [];
+  const next = () => {
+    if (active >= limit || queue.length === 0) return;
+    active += 1;
+    const { job, resolveJob, rejectJob } = queue.shift();
+    job()
+      .then(resolveJob, rejectJob)
+      .finally(() => {
+        active -= 1;
+        next();
+      });
+  };
+  return (job) =>
+    new Promise((resolveJob, rejectJob) => {
+      queue.push({ job, resolveJob, rejectJob });
+      next();
+    });
+}
+
+test('the replay list covers every golden trace and fixture expectation', () => {
+  assert.ok(files.filter((f) => f.startsWith('golden/')).length >= 9);
+  assert.equal(files.filter((f) => f.startsWith('fixtures/')).length, 3);
+  for (const rel of Object.keys(EXCLUDED)) assert.ok(files.includes(rel), `EXCLUDED names an unknown file: ${rel}`);
+});
+
+test('every trace and fixture replays with 0 failed', { timeout: TIMEOUT_MS * 2, concurrency: CONCURRENCY }, async (t) => {
+  const scratch = mkdtempSync(join(tmpdir(), 'tfx-replay-'));
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const run = limited(CONCURRENCY);
+  await Promise.all(
+    files.map((rel) =>
+      t.test(rel, { timeout: TIMEOUT_MS }, async (st) => {
+        const { path, removed } = traceToReplay(rel, scratch);
+        const r = await run(() => replay(path));
+        const lines = r.stdout.trim().split('\n');
+        const last = lines[lines.length - 1] ?? '';
+        const m = /^(\d+) passed, (\d+) failed$/.exec(last);
+        st.diagnostic(`${last}${removed ? ` (${removed} excluded)` : ''}`);
+        const ok = m && Number(m[2]) === 0 && Number(m[1]) > 0 && r.code === 0;
+        assert.ok(ok, `${rel} (exit ${r.code}):\n${r.stdout.slice(-8000)}${r.stderr ? `\n[stderr]\n${r.stderr.slice(-2000)}` : ''}`);
+      }),
+    ),
+  );
+});
