@@ -474,7 +474,7 @@ fn canonical_number(t: &str) -> bool {
         return digits.len() <= 15 && (digits == "0" || !digits.starts_with('0'));
     }
     let Ok(v) = t.parse::<f64>() else { return false };
-    if v.abs() < 1e-6 || v.abs() >= 1e21 {
+    if v.fract() == 0.0 || v.abs() < 1e-6 || v.abs() >= 1e21 {
         return false;
     }
     let mut buf = ryu::Buffer::new();
