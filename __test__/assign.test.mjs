@@ -279,6 +279,28 @@ test('corrupt stored JSON falls back and is normalised on update', (t) => {
   assert.deepEqual(row, { payload_json: '{}', result_json: '{"b":1.5}', error_json: null });
 });
 
+test('stored result JSON is re-stringified exactly like JSON.stringify(JSON.parse(text))', (t) => {
+  const { store, dbPath } = fresh(t);
+  const texts = [
+    '{"b":1,"a":[1.5,2e3,"\\u0041",-0,1e21,0.000001,1e-7,123456789012345678]}',
+    '{"1":1,"a":2,"0":3}',
+    '{"a":1,"a":2}',
+    '"\\ud83d\\ude00 \\ud800 \\u001f \\/"',
+    '  [ ]  ',
+    'true',
+    '{"x":583.723,"y":"caf\u00e9","z":{"k":[null,false]}}',
+    '0.1',
+    '1.0',
+  ];
+  for (const text of texts) {
+    const job = store.createAssign({ ...base, result: 1 });
+    sqlInChild(dbPath, 'UPDATE assign_jobs SET result_json=? WHERE job_id=?', [text, job.job_id]);
+    store.updateAssignStatus(job.job_id, 'running');
+    const row = sqlInChild(dbPath, 'SELECT result_json FROM assign_jobs WHERE job_id=?', [job.job_id]);
+    assert.equal(row.result_json, JSON.stringify(JSON.parse(text)), text);
+  }
+});
+
 test('CommonJS entry gives the same store', (t) => {
   const cjs = require('../index.cjs');
   const dir = mkdtempSync(join(tmpdir(), 'tfx-assign-cjs-'));

@@ -198,6 +198,16 @@ test('corrupt context JSON falls back to {} and is rewritten by a patch', (t) =>
   assert.deepEqual(row, { context_json: '{}', adaptive_state_json: '{}' });
 });
 
+test('corrupt context JSON: a context filter throws SQLite\'s own error; empty type reads as reflexion', (t) => {
+  const { store, dbPath } = fresh(t);
+  const r = store.addReflexion(e('TypeError: corrupt', { context: { file: 'a.js' } }));
+  sqlInChild(dbPath, "UPDATE reflexion_entries SET context_json='oops', type='' WHERE id=?", [r.id]);
+  assert.throws(() => store.findReflexion('TypeError', { file: 'a.js' }), { name: 'SqliteError', code: 'SQLITE_ERROR', message: 'malformed JSON' });
+  assert.equal(store.getReflexion(r.id).type, 'reflexion');
+  store.patchReflexion(r.id, { solution: 'x' });
+  assert.deepEqual(sqlInChild(dbPath, 'SELECT type FROM reflexion_entries WHERE id=?', [r.id]), { type: 'reflexion' });
+});
+
 test('deleteReflexion and pruneReflexion', (t) => {
   const { store } = fresh(t);
   const a = store.addReflexion(e('a', { confidence: 0.1, updated_at_ms: 5000 }));
