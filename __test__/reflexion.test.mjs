@@ -162,6 +162,14 @@ test('listReflexion filters, including string minConfidence', (t) => {
   assert.throws(() => store.listReflexion(null), { message: "Cannot destructure property 'type' of 'filters' as it is null." });
 });
 
+test('listReflexion coerces minConfidence only when a row reaches that filter', (t) => {
+  const { store } = fresh(t);
+  assert.deepEqual(store.listReflexion({ minConfidence: Symbol('m') }), []);
+  store.addReflexion(e('p', { type: 'adaptive' }));
+  assert.deepEqual(store.listReflexion({ type: 'reflexion', minConfidence: Symbol('m') }), []);
+  assert.throws(() => store.listReflexion({ minConfidence: Symbol('m') }), { name: 'TypeError', message: 'Cannot convert a Symbol value to a number' });
+});
+
 test('patchReflexion: spread semantics, fixed columns, binding errors', (t) => {
   const { store } = fresh(t);
   const r = store.addReflexion(e('p', { context: { file: 'a.js' }, adaptive_state: { k: 1 }, solution_code: 'x()' }));

@@ -472,11 +472,8 @@ impl NativeDb {
     pub fn list_reflexion(&self, env: Env, r#type: JsVal, min_confidence: JsVal, project_slug: JsVal) -> Result<String> {
         self.with(&env, |core| {
             let type_units = if r#type.truthy() { Some(if r#type.is_string() { Some(r#type.utf16()) } else { None }) } else { None };
-            let min = if min_confidence.is_string() {
-                MinConf::Str(min_confidence.utf16())
-            } else {
-                MinConf::Num(js_number(&min_confidence)?)
-            };
+            // Converted on first use: `>=` only coerces it when a row reaches that filter.
+            let mut min: Option<MinConf> = None;
             let slug = if project_slug.truthy() { Some(project_slug) } else { None };
             let mut stmt = exec::prepare(&core.conn, LIST)?;
             let names: Vec<String> = stmt.column_names().into_iter().map(|s| s.to_string()).collect();
@@ -503,7 +500,14 @@ impl NativeDb {
                     }
                 }
                 let conf = conf_i.map(|i| row.get_ref(i)).transpose()?.unwrap_or(ValueRef::Null);
-                if !js_ge(conf, &min) {
+                if min.is_none() {
+                    min = Some(if min_confidence.is_string() {
+                        MinConf::Str(min_confidence.utf16())
+                    } else {
+                        MinConf::Num(js_number(&min_confidence)?)
+                    });
+                }
+                if !js_ge(conf, min.as_ref().expect("set above")) {
                     continue;
                 }
                 if let Some(slug) = &slug {
