@@ -504,7 +504,7 @@ pub(crate) fn read_current(conn: &rusqlite::Connection, sql: &str, id: JsVal) ->
     let mut stmt = exec::prepare(conn, sql)?;
     let values = bind_args(&stmt, &[Arg::Js(id)])?;
     apply(&mut stmt, &values)?;
-    let names: Vec<String> = stmt.column_names().into_iter().map(|s| s.to_string()).collect();
+    let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
     let mut rows = stmt.raw_query();
     match rows.next()? {
         None => Ok(None),

@@ -46,7 +46,7 @@ pub fn clamp01(x: f64) -> f64 {
     if x.is_nan() {
         return x;
     }
-    x.min(1.0).max(0.0)
+    x.clamp(0.0, 1.0)
 }
 
 fn get_row(conn: &rusqlite::Connection, id: Arg<'_>) -> SResult<String> {
@@ -370,7 +370,7 @@ impl NativeDb {
                 or_now(&updated_at_ms)?,
             ];
             exec::run(&core.conn, INSERT, &params)?;
-            Ok(exec::one(&core.conn, GET, &[Bound::text(&id)], &REFLEXION)?)
+            exec::one(&core.conn, GET, &[Bound::text(&id)], &REFLEXION)
         })
     }
 
@@ -476,7 +476,7 @@ impl NativeDb {
             let mut min: Option<MinConf> = None;
             let slug = if project_slug.truthy() { Some(project_slug) } else { None };
             let mut stmt = exec::prepare(&core.conn, LIST)?;
-            let names: Vec<String> = stmt.column_names().into_iter().map(|s| s.to_string()).collect();
+            let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
             let col = |n: &str| names.iter().position(|c| c == n);
             let (type_i, conf_i, state_i) = (col("type"), col("confidence"), col("adaptive_state_json"));
             let mut rows = stmt.raw_query();
