@@ -301,6 +301,20 @@ test('stored result JSON is re-stringified exactly like JSON.stringify(JSON.pars
   }
 });
 
+test('a BLOB bound from a patch comes back as a Buffer, with the status-change flag intact', (t) => {
+  const { store } = fresh(t);
+  const job = store.createAssign(base);
+  const events = [];
+  store.onAssignStatusChange((event) => events.push(event.status));
+  const u = store.updateAssignStatus(job.job_id, 'running', { dispatched_at_ms: Buffer.from('ab') });
+  assert.ok(Buffer.isBuffer(u.dispatched_at_ms));
+  assert.equal(u.dispatched_at_ms.toString(), 'ab');
+  assert.deepEqual(events, ['running']);
+  const again = store.updateAssignStatus(job.job_id, 'running', { task: 't' });
+  assert.ok(Buffer.isBuffer(again.dispatched_at_ms));
+  assert.deepEqual(events, ['running']);
+});
+
 test('CommonJS entry gives the same store', (t) => {
   const cjs = require('../index.cjs');
   const dir = mkdtempSync(join(tmpdir(), 'tfx-assign-cjs-'));

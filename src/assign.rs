@@ -17,7 +17,7 @@ use crate::errors::{SResult, StoreError};
 use crate::exec;
 use crate::jscalc::clamp_finite;
 use crate::jsval::JsVal;
-use crate::rowjson::{is_valid_json, value_truthy, JsonOut, ASSIGN};
+use crate::rowjson::{is_valid_json, value_truthy, write_row, JsonOut, ASSIGN};
 
 const GET_ASSIGN: &str = "SELECT * FROM assign_jobs WHERE job_id = ?";
 const INSERT_ASSIGN: &str = "INSERT INTO assign_jobs (
@@ -560,22 +560,10 @@ fn stringify_or_null(js: &Js, v: &PV) -> SResult<Bound> {
     Ok(json_pv(v.stringify(js)?))
 }
 
-fn write_assign(conn: &rusqlite::Connection, id: &Bound, prefix: Option<char>) -> SResult<Option<String>> {
+fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
     let mut out = JsonOut::new();
-    let found = exec::get_json(&mut out, conn, GET_ASSIGN, std::slice::from_ref(id), &ASSIGN)?;
-    if !found {
-        return Ok(None);
-    }
-    let text = out.finish();
-    Ok(Some(match prefix {
-        Some(c) => {
-            let mut s = String::with_capacity(text.len() + 1);
-            s.push(c);
-            s.push_str(&text);
-            s
-        }
-        None => text,
-    }))
+    exec::get_json(&mut out, conn, GET_ASSIGN, std::slice::from_ref(id), &ASSIGN)?;
+    Ok(out.finish())
 }
 
 /// updateAssignStatus on an existing row (`current`), returning the flagged row.
@@ -711,21 +699,27 @@ fn update_existing(
     ];
     exec::run(&core.conn, UPDATE_ASSIGN, &params)?;
 
-    // Re-read and compare the status (`current.status !== updated.status`).
+    // Re-read once: the row for the caller and `current.status !== updated.status`.
     let mut stmt = exec::prepare(&core.conn, GET_ASSIGN)?;
     bind_all(&mut stmt, std::slice::from_ref(&job_id))?;
-    let changed = {
-        let mut rows = stmt.raw_query();
-        match rows.next()? {
-            Some(row) => {
-                let new_status: Value = row.get("status")?;
-                new_status != cur.val("status")
-            }
-            None => false,
+    let mut rows = stmt.raw_query();
+    let Some(row) = rows.next()? else { return Ok(None) };
+    let changed = row.get::<_, Value>("status")? != cur.val("status");
+    let mut out = JsonOut::new();
+    out.buf.push(if changed { 'C' } else { 'U' });
+    write_row(&mut out, row, &ASSIGN)?;
+    let text = out.finish();
+    // A marker prefix (\u{1}) must come first for the glue: move the flag in front.
+    Ok(Some(match text.strip_prefix('\u{1}') {
+        Some(rest) => {
+            let mut s = String::with_capacity(text.len());
+            s.push_str(&rest[..1]);
+            s.push('\u{1}');
+            s.push_str(&rest[1..]);
+            s
         }
-    };
-    drop(stmt);
-    write_assign(&core.conn, &job_id, Some(if changed { 'C' } else { 'U' }))
+        None => text,
+    }))
 }
 
 #[napi]
@@ -831,7 +825,7 @@ impl NativeDb {
                 last_retry,
             ];
             exec::run(&core.conn, INSERT_ASSIGN, &params)?;
-            Ok(write_assign(&core.conn, &id, None)?.unwrap_or_else(|| "null".to_string()))
+            write_assign(&core.conn, &id)
         })
     }
 
