@@ -1,7 +1,15 @@
 //! Reflexion memory (issue 3): add/get/find/hit/list/patch/delete/prune.
 //!
 //! findReflexion keeps the original's matching but never pastes caller text into SQL:
-//! the JSON path `$.<key>` is bound as a parameter (see `context_keys`).
+//! the JSON path `"$." + key` is bound as a parameter. For every key without a `'` this
+//! is the very path the original built (dotted keys are nested paths, `""` gives
+//! `bad JSON path: '$.'`). Deliberate differences, all for keys containing `'`:
+//! * When the text after the first `'` starts with a plain identifier that is not an
+//!   SQL keyword (e.g. `a'b`), the original's statement was a syntax error at that
+//!   word; the same `SqliteError` (`near "b": syntax error`) is thrown by construction.
+//! * Any other quoted key (e.g. `a') = ? OR 1=1 --`, which injected into the original's
+//!   SQL, or `a''b`, which the original read as path `$.a'b`) is looked up as the
+//!   literal path `$.<key>`, so it matches only entries whose context has that path.
 
 use napi::bindgen_prelude::*;
 use napi::sys;
