@@ -426,7 +426,9 @@ test('listPendingRoleMessages: role_key_wire stored by auditLog, status and expi
   assert.deepEqual(pending.map((m) => m.id), [m2.id, m3.id, m1.id]); // priority DESC
   assert.deepEqual(pending[2].payload, { n: 1 });
   assert.ok(!('payload_json' in pending[0]));
-  assert.deepEqual(store.listPendingRoleMessages(CTO, m1.expires_at_ms), []);
+  const lastExpiry = Math.max(m1.expires_at_ms, m2.expires_at_ms, m3.expires_at_ms);
+  assert.ok(store.listPendingRoleMessages(CTO, lastExpiry - 1).length >= 1); // expires_at_ms > now, strictly
+  assert.deepEqual(store.listPendingRoleMessages(CTO, lastExpiry), []);
 });
 
 test('recoverRoleRegistry: expired holder, live holder, orphaned activation, untouched rows', (t) => {
