@@ -198,14 +198,18 @@ impl V {
             V::Undef => "undefined".into(),
             V::Null => "null".into(),
             V::Num(n) => {
-                let mut o = JsonOut::new();
-                o.num(*n);
                 if n.is_nan() {
                     "NaN".into()
                 } else if n.is_infinite() {
                     if *n > 0.0 { "Infinity".into() } else { "-Infinity".into() }
                 } else {
-                    o.buf
+                    let mut o = JsonOut::new();
+                    o.num(*n);
+                    // JS writes positive exponents with a sign: 1e+21.
+                    match o.buf.find('e') {
+                        Some(at) if !o.buf[at + 1..].starts_with('-') => format!("{}e+{}", &o.buf[..at], &o.buf[at + 1..]),
+                        _ => o.buf,
+                    }
                 }
             }
             V::Str(s) | V::Blob(s) => String::from_utf8_lossy(s).into_owned(),
@@ -868,6 +872,7 @@ fn update_reachability(conn: &Connection, input: &JsVal) -> SResult<String> {
     }
     let excluded_in = g(c"excluded_until_ms")?;
     let excluded = if excluded_in.is_undef() { current.get("excluded_until_ms") } else { excluded_in };
+    // Two separate Date.now() calls in the original.
     let last_probe = nn(g(c"last_probe_ms")?, || Ok(V::Num(now() as f64)))?;
     let code_in = g(c"last_probe_code")?;
     let last_code = if code_in.is_undef() { current.get("last_probe_code") } else { code_in };
@@ -961,5 +966,8 @@ mod tests {
         assert!(matches!(V::text("4").plus_one(), V::Str(s) if s == b"41"));
         assert!(V::text("active").is_state());
         assert!(!V::text("Active").is_state());
+        assert_eq!(V::Num(1e21).to_js_string().ok().as_deref(), Some("1e+21"));
+        assert_eq!(V::Num(5e-7).to_js_string().ok().as_deref(), Some("5e-7"));
+        assert_eq!(V::Num(-3.0).to_js_string().ok().as_deref(), Some("-3"));
     }
 }
