@@ -362,6 +362,22 @@ mod tests {
     }
 
     #[test]
+    fn json_parse_corner_cases() {
+        let d = |json: &str| decode_bytes(wire_of(json).as_bytes());
+        // JSON.parse keeps "__proto__" as an own key; numbers out of range parse as Infinity.
+        assert_eq!(d(&format!("{{\"__proto__\":1,\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")), Err(FIELD_UNSUPPORTED));
+        assert_eq!(d("{\"project_id\":1e999,\"role_kind\":\"cto\"}"), Err(PROJECT_ID_INVALID));
+        assert_eq!(d(&format!("{}{}", "[".repeat(150), "]".repeat(150))), Err(KEY_INVALID));
+        // Lone surrogate escapes are valid JSON but never a valid id.
+        assert_eq!(d("{\"project_id\":\"\\ud800\",\"role_kind\":\"cto\"}"), Err(PROJECT_ID_INVALID));
+        // Nested values are skipped correctly before later members.
+        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"scope_id\":{{\"a\":[1,\"}}\"]}},\"role_kind\":\"cto\"}}")), Err(SCOPE_FORBIDDEN));
+        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\",\"scope_id\":[\"{SCP}\"]}}")), Err(SCOPE_REQUIRED));
+        // A BOM is not JSON whitespace.
+        assert_eq!(d(&format!("\u{feff}{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")), Err(NON_CANONICAL));
+    }
+
+    #[test]
     fn oversize_is_invalid_before_prefix() {
         let long = "x".repeat(513);
         assert_eq!(decode_bytes(long.as_bytes()), Err(WIRE_INVALID));
