@@ -197,24 +197,63 @@ impl V {
         Ok(match self {
             V::Undef => "undefined".into(),
             V::Null => "null".into(),
-            V::Num(n) => {
-                if n.is_nan() {
-                    "NaN".into()
-                } else if n.is_infinite() {
-                    if *n > 0.0 { "Infinity".into() } else { "-Infinity".into() }
-                } else {
-                    let mut o = JsonOut::new();
-                    o.num(*n);
-                    // JS writes positive exponents with a sign: 1e+21.
-                    match o.buf.find('e') {
-                        Some(at) if !o.buf[at + 1..].starts_with('-') => format!("{}e+{}", &o.buf[..at], &o.buf[at + 1..]),
-                        _ => o.buf,
-                    }
-                }
-            }
+            V::Num(n) => js_number_string(*n),
             V::Str(s) | V::Blob(s) => String::from_utf8_lossy(s).into_owned(),
             V::Js(v) => String::from_utf8_lossy(&v.to_js_string()?).into_owned(),
         })
+    }
+}
+
+/// `String(n)` for a JS number (Number::toString with radix 10).
+fn js_number_string(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let mut b = ryu::Buffer::new();
+    let shortest = b.format_finite(v.abs());
+    // Split ryu's output into significant digits and a decimal exponent `n` such that
+    // value = 0.d1d2...dk * 10^n.
+    let (mantissa, exp) = match shortest.find('e') {
+        Some(at) => (&shortest[..at], shortest[at + 1..].parse::<i32>().unwrap_or(0)),
+        None => (shortest, 0),
+    };
+    let (int_part, frac_part) = match mantissa.find('.') {
+        Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
+        None => (mantissa, ""),
+    };
+    let mut digits: String = format!("{int_part}{frac_part}");
+    let mut n = int_part.len() as i32 + exp;
+    let lead = digits.len() - digits.trim_start_matches('0').len();
+    digits.drain(..lead);
+    n -= lead as i32;
+    let trimmed = digits.trim_end_matches('0').len();
+    digits.truncate(trimmed);
+    let k = digits.len() as i32;
+    let body = if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        let e = n - 1;
+        let sign = if e >= 0 { "+" } else { "-" };
+        if k == 1 {
+            format!("{digits}e{sign}{}", e.abs())
+        } else {
+            format!("{}.{}e{sign}{}", &digits[..1], &digits[1..], e.abs())
+        }
+    };
+    if v < 0.0 {
+        format!("-{body}")
+    } else {
+        body
     }
 }
 
@@ -969,5 +1008,23 @@ mod tests {
         assert_eq!(V::Num(1e21).to_js_string().ok().as_deref(), Some("1e+21"));
         assert_eq!(V::Num(5e-7).to_js_string().ok().as_deref(), Some("5e-7"));
         assert_eq!(V::Num(-3.0).to_js_string().ok().as_deref(), Some("-3"));
+        for (v, js) in [
+            (9007199254740994.0, "9007199254740994"),
+            (1e21, "1e+21"),
+            (1.5e21, "1.5e+21"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (0.000001, "0.000001"),
+            (1.5e-7, "1.5e-7"),
+            (-0.1, "-0.1"),
+            (1234.5678, "1234.5678"),
+            (100.0, "100"),
+            (-0.0, "0"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ] {
+            assert_eq!(js_number_string(v), js, "{v}");
+        }
     }
 }
