@@ -201,6 +201,9 @@ test('upsertRoleReservation: null keeps activation fields, clears blocked_reason
   const error = thrown(() => store.upsertRoleReservation({ role_key_wire: CTO, state: 'dormant' }));
   assert.equal(error.message, 'invalid role reachability state: dormant');
   assert.equal(thrown(() => store.upsertRoleReservation({ role_key_wire: CTO2, state: 5 })).message, 'invalid role reachability state: 5');
+  assert.equal(thrown(() => store.upsertRoleReservation({ role_key_wire: CTO2, state: 2 ** 53 + 2 })).message, 'invalid role reachability state: 9007199254740994');
+  assert.equal(thrown(() => store.upsertRoleReservation({ role_key_wire: CTO2, state: 1e21 })).message, 'invalid role reachability state: 1e+21');
+  assert.equal(thrown(() => store.upsertRoleReservation({ role_key_wire: CTO2, state: ['a', 1] })).message, 'invalid role reachability state: a,1');
   assert.equal(store.getRole(CTO2), null);
   assert.deepEqual(store.getRole(CTO), second);
   // Booleans cannot be bound: the transaction rolls back.
@@ -333,6 +336,12 @@ test('listRoleKeys: allow-list filters, null matches nothing, states IN list, or
   assert.deepEqual(store.listRoleKeys({ state: 'electable', states: ['elected-probing'] }), []);
   assert.throws(() => store.listRoleKeys(null), { name: 'TypeError', message: "Cannot read properties of null (reading 'project_id')" });
   assert.throws(() => store.listRoleKeys({ state: true }), TypeError);
+  // Array holes leave empty IN slots, exactly as the original's map().join() did.
+  // eslint-disable-next-line no-sparse-arrays
+  assert.throws(() => store.listRoleKeys({ states: [, 'electable'] }), { name: 'SqliteError', message: 'near ",": syntax error' });
+  // eslint-disable-next-line no-sparse-arrays
+  assert.deepEqual(store.listRoleKeys({ states: [,] }), []);
+  assert.deepEqual(store.listRoleKeys({ states: [undefined] }), []);
 });
 
 test('listRolesWithExpiredHolder: holder set and lease NULL or <= now, raw rows', (t) => {

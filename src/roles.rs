@@ -521,28 +521,46 @@ impl NativeDb {
     #[napi]
     pub fn list_role_keys(&self, env: Env, filter: JsVal) -> Result<String> {
         self.with(&env, |core| {
+            // The original built `col=@col` clauses and `state IN (@state_0, …)` (array
+            // holes leave empty slots, as `map().join()` does), prepared the text, then
+            // bound a params object by name. Same text, same order of failures here.
             let mut clauses: Vec<String> = Vec::new();
-            let mut values: Vec<Bound> = Vec::new();
+            let mut named: Vec<(String, JsVal)> = Vec::new();
             for (key, name) in [(c"project_id", "project_id"), (c"role_kind", "role_kind"), (c"scope_id", "scope_id"), (c"state", "state")] {
                 let v = filter.get(key)?;
                 if !v.is_undefined() {
-                    clauses.push(format!("{name}=?"));
-                    values.push(bound_from_js(&v)?);
+                    clauses.push(format!("{name}=@{name}"));
+                    named.push((format!("@{name}"), v));
                 }
             }
             let states = filter.get(c"states")?;
             if states.is_array() && states.array_len() > 0 {
                 let n = states.array_len();
-                let marks: Vec<&str> = (0..n).map(|_| "?").collect();
-                clauses.push(format!("state IN ({})", marks.join(",")));
+                let mut marks: Vec<String> = Vec::with_capacity(n as usize);
                 for i in 0..n {
-                    values.push(bound_from_js(&states.element(i)?)?);
+                    let index = std::ffi::CString::new(i.to_string()).unwrap_or_default();
+                    if states.has_own(&index)? {
+                        marks.push(format!("@state_{i}"));
+                        named.push((format!("@state_{i}"), states.element(i)?));
+                    } else {
+                        marks.push(String::new());
+                    }
                 }
+                clauses.push(format!("state IN ({})", marks.join(",")));
             }
             let where_sql = if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) };
             let sql = format!("SELECT role_key_wire FROM role_registry{where_sql} ORDER BY role_key_wire");
             let mut stmt = exec::prepare(&core.conn, &sql)?;
-            bind_all(&mut stmt, &values)?;
+            let mut by_index: Vec<(usize, &JsVal)> = Vec::with_capacity(named.len());
+            for (name, v) in &named {
+                if let Some(index) = stmt.parameter_index(name)? {
+                    by_index.push((index, v));
+                }
+            }
+            by_index.sort_by_key(|(i, _)| *i);
+            for (index, v) in by_index {
+                stmt.raw_bind_parameter(index, bound_from_js(v)?)?;
+            }
             let mut rows = stmt.raw_query();
             let mut out = JsonOut::new();
             out.raw("[");
