@@ -623,6 +623,36 @@ function createStore(dbPath, options = {}) {
     },
 
     // --- role registry ---
+    getRole(roleKeyWire) {
+      return decode(n.getRole(roleKeyWire));
+    },
+    upsertRoleReservation(input) {
+      return decode(n.upsertRoleReservation(input));
+    },
+    compareAndSetRole(input) {
+      return decode(n.compareAndSetRole(input));
+    },
+    listRoleKeys(filter = {}) {
+      return decode(n.listRoleKeys(filter));
+    },
+    listRolesWithExpiredHolder(now) {
+      return decode(n.listRolesWithExpiredHolder(now));
+    },
+    listRoleCandidates(roleKeyWire) {
+      return decode(n.listRoleCandidates(roleKeyWire));
+    },
+    upsertRoleCandidate(input) {
+      return decode(n.upsertRoleCandidate(input));
+    },
+    updateCandidateReachability(input) {
+      return decode(n.updateCandidateReachability(input));
+    },
+    listPendingRoleMessages(roleKeyWire, now) {
+      return decode(n.listPendingRoleMessages(roleKeyWire, now));
+    },
+    recoverRoleRegistry(now) {
+      return decode(n.recoverRoleRegistry(now));
+    },
   };
   return store;
 }
