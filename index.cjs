@@ -85,6 +85,98 @@ function createStore(dbPath, options = {}) {
     },
 
     // --- messages, human requests, dead letters, stats ---
+    auditLog({ type, from, to, topic, priority = 5, ttl_ms = 300000, payload = {}, trace_id, correlation_id, status = 'queued', role_key_wire = null }) {
+      const payload_json = JSON.stringify(payload);
+      const [id, created_at_ms, expires_at_ms, newCorrelation, newTrace] = decode(
+        n.auditLog(type, from, to, topic, priority, ttl_ms, payload_json, trace_id, correlation_id, status, role_key_wire),
+      );
+      return {
+        id,
+        type,
+        from_agent: from,
+        to_agent: to,
+        topic,
+        priority,
+        ttl_ms,
+        created_at_ms,
+        expires_at_ms,
+        correlation_id: newCorrelation ?? correlation_id,
+        trace_id: newTrace ?? trace_id,
+        payload_json,
+        status,
+        role_key_wire,
+        payload,
+      };
+    },
+    enqueueMessage(args) {
+      return store.auditLog(args);
+    },
+    getMessage(id) {
+      return decode(n.getMessage(id));
+    },
+    getResponseByCorrelation(cid) {
+      return decode(n.getResponseByCorrelation(cid));
+    },
+    getMessagesByTrace(tid) {
+      return decode(n.getMessagesByTrace(tid));
+    },
+    updateMessageStatus(id, status) {
+      return n.updateMessageStatus(id, status);
+    },
+    getAuditMessagesForAgent(agentId, { max_messages = 20, include_topics = null } = {}) {
+      const topics = Array.isArray(include_topics) && include_topics.length ? JSON.stringify(include_topics) : undefined;
+      return decode(n.getAuditMessagesForAgent(agentId, max_messages, topics));
+    },
+    deliverToAgent(messageId, agentId) {
+      return n.deliverToAgent(messageId, agentId);
+    },
+    deliverToTopic(messageId, topic) {
+      return n.deliverToTopic(topic);
+    },
+    pollForAgent(agentId, { max_messages = 20, include_topics = null } = {}) {
+      return store.getAuditMessagesForAgent(agentId, { max_messages, include_topics });
+    },
+    ackMessages() {
+      return 0;
+    },
+    insertHumanRequest({ requester_agent, kind, prompt, requested_schema = {}, deadline_ms, default_action, correlation_id, trace_id }) {
+      return decode(
+        n.insertHumanRequest(requester_agent, kind, prompt, JSON.stringify(requested_schema), deadline_ms, default_action, correlation_id, trace_id),
+      );
+    },
+    getHumanRequest(id) {
+      return decode(n.getHumanRequest(id));
+    },
+    updateHumanRequest(id, state, resp = null) {
+      return n.updateHumanRequest(id, state, resp ? JSON.stringify(resp) : null);
+    },
+    getPendingHumanRequests() {
+      return decode(n.getPendingHumanRequests());
+    },
+    expireHumanRequests() {
+      return n.expireHumanRequests();
+    },
+    moveToDeadLetter(messageId, reason, lastError = null) {
+      return n.moveToDeadLetter(messageId, reason, lastError);
+    },
+    getDeadLetters(limit = 50) {
+      return decode(n.getDeadLetters(limit));
+    },
+    sweepExpired() {
+      return decode(n.sweepExpired());
+    },
+    getQueueDepths() {
+      return decode(n.getQueueDepths());
+    },
+    getDeliveryStats() {
+      return decode(n.getDeliveryStats());
+    },
+    getHubStats() {
+      return decode(n.getHubStats());
+    },
+    getAuditStats() {
+      return decode(n.getAuditStats());
+    },
 
     // --- assign jobs ---
 

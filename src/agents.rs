@@ -159,7 +159,7 @@ impl NativeDb {
             exec::all_json_args(
                 &mut out,
                 &core.conn,
-                "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'",
+                crate::messages::AGENTS_BY_TOPIC,
                 &[Arg::Js(topic)],
                 &AGENT,
             )?;

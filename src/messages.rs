@@ -1,1 +1,254 @@
-//! Messages: audit log, lookups, status, replay for agents, dead letters.
+//! Messages: the audit log, lookups, status changes, the replay for agents, and the
+//! dead-letter queue.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rusqlite::types::ValueRef;
+
+use crate::agents::GET_AGENT;
+use crate::bind::{bound_from_js, Arg, Bound};
+use crate::db::{now, NativeDb};
+use crate::exec;
+use crate::jscalc::{add_to_now, clamp_number};
+use crate::jsval::JsVal;
+use crate::rowjson::{is_valid_json, JsonOut, AGENT, MESSAGE, RAW};
+
+const INSERT_MESSAGE: &str = "INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+const SET_MESSAGE_STATUS: &str = "UPDATE messages SET status=? WHERE id=?";
+const INSERT_DEAD_LETTER: &str =
+    "INSERT OR REPLACE INTO dead_letters (message_id, reason, failed_at_ms, last_error) VALUES (?,?,?,?)";
+const GET_MESSAGE: &str = "SELECT * FROM messages WHERE id=?";
+const RECENT_FOR_AGENT: &str = "SELECT * FROM messages WHERE to_agent=? ORDER BY created_at_ms DESC LIMIT ?";
+const RECENT_FOR_AGENT_WITH_TOPICS: &str = "SELECT * FROM messages WHERE to_agent=?
+ OR (substr(to_agent, 1, 6)='topic:' AND topic IN (SELECT value FROM json_each(?)))
+ ORDER BY created_at_ms DESC LIMIT ?";
+pub const AGENTS_BY_TOPIC: &str =
+    "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'";
+
+/// A trace/correlation id: the caller's when truthy, else a fresh uuid (`x || uuidv7()`).
+fn id_or_new(v: &JsVal) -> crate::errors::SResult<(Bound, Option<String>)> {
+    if v.truthy() {
+        Ok((bound_from_js(v)?, None))
+    } else {
+        let id = crate::uuid7::next();
+        Ok((Bound::text(&id), Some(id)))
+    }
+}
+
+#[napi]
+impl NativeDb {
+    /// auditLog: one INSERT. Returns `[id, created_at_ms, expires_at_ms, correlation_id
+    /// or null, trace_id or null]`; null ids mean "the caller's value" and the glue
+    /// builds the row object from the caller's values around these.
+    #[napi]
+    pub fn audit_log(
+        &self,
+        env: Env,
+        r#type: JsVal,
+        from: JsVal,
+        to: JsVal,
+        topic: JsVal,
+        priority: JsVal,
+        ttl_ms: JsVal,
+        payload_json: JsVal,
+        trace_id: JsVal,
+        correlation_id: JsVal,
+        status: JsVal,
+        role_key_wire: JsVal,
+    ) -> Result<String> {
+        self.with(&env, |core| {
+            let id = crate::uuid7::next();
+            let now = now();
+            let expires = add_to_now(now, &ttl_ms)?;
+            let (correlation, new_correlation) = id_or_new(&correlation_id)?;
+            let (trace, new_trace) = id_or_new(&trace_id)?;
+            let params = [
+                Bound::text(&id),
+                bound_from_js(&r#type)?,
+                bound_from_js(&from)?,
+                bound_from_js(&to)?,
+                bound_from_js(&topic)?,
+                bound_from_js(&priority)?,
+                bound_from_js(&ttl_ms)?,
+                Bound::num(now as f64),
+                expires.bound(),
+                correlation,
+                trace,
+                bound_from_js(&payload_json)?,
+                bound_from_js(&status)?,
+                bound_from_js(&role_key_wire)?,
+            ];
+            exec::run(&core.conn, INSERT_MESSAGE, &params)?;
+            let mut out = JsonOut::new();
+            out.raw("[");
+            out.str(&id);
+            out.raw(",");
+            out.int(now);
+            out.raw(",");
+            expires.write(&mut out);
+            for generated in [new_correlation, new_trace] {
+                out.raw(",");
+                match generated {
+                    Some(g) => out.str(&g),
+                    None => out.null(),
+                }
+            }
+            out.raw("]");
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn get_message(&self, env: Env, id: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::get_json_args(&mut out, &core.conn, GET_MESSAGE, &[Arg::Js(id)], &MESSAGE)?;
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn get_response_by_correlation(&self, env: Env, correlation_id: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::get_json_args(
+                &mut out,
+                &core.conn,
+                "SELECT * FROM messages WHERE correlation_id=? AND type='response' ORDER BY created_at_ms DESC LIMIT 1",
+                &[Arg::Js(correlation_id)],
+                &MESSAGE,
+            )?;
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn get_messages_by_trace(&self, env: Env, trace_id: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::all_json_args(
+                &mut out,
+                &core.conn,
+                "SELECT * FROM messages WHERE trace_id=? ORDER BY created_at_ms",
+                &[Arg::Js(trace_id)],
+                &MESSAGE,
+            )?;
+            Ok(out.finish())
+        })
+    }
+
+    #[napi]
+    pub fn update_message_status(&self, env: Env, id: JsVal, status: JsVal) -> Result<bool> {
+        self.with(&env, |core| Ok(exec::run_args(&core.conn, SET_MESSAGE_STATUS, &[Arg::Js(status), Arg::Js(id)])? > 0))
+    }
+
+    /// getAuditMessagesForAgent: newest first, at most `clamp(max_messages, 1..100)`.
+    /// `topics_json` is the caller's non-empty `include_topics` (stringified by the
+    /// glue) or undefined, in which case the agent's own topics are used.
+    #[napi]
+    pub fn get_audit_messages_for_agent(&self, env: Env, agent_id: JsVal, max_messages: JsVal, topics_json: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let limit = Bound::num(clamp_number(&max_messages, 20.0, 1.0, 100.0)?);
+            let topics: Option<Bound> = if topics_json.is_undefined() {
+                agent_topics(&core.conn, agent_id)?.map(|t| Bound::text(&t))
+            } else {
+                Some(bound_from_js(&topics_json)?)
+            };
+            let mut out = JsonOut::new();
+            match topics {
+                Some(t) => exec::all_json_args(
+                    &mut out,
+                    &core.conn,
+                    RECENT_FOR_AGENT_WITH_TOPICS,
+                    &[Arg::Js(agent_id), Arg::Val(&t), Arg::Val(&limit)],
+                    &MESSAGE,
+                )?,
+                None => exec::all_json_args(&mut out, &core.conn, RECENT_FOR_AGENT, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE)?,
+            };
+            Ok(out.finish())
+        })
+    }
+
+    /// Compatibility stub: the message exists and an agent id was given.
+    #[napi]
+    pub fn deliver_to_agent(&self, env: Env, message_id: JsVal, agent_id: JsVal) -> Result<bool> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            let found = exec::get_json_args(&mut out, &core.conn, GET_MESSAGE, &[Arg::Js(message_id)], &MESSAGE)?;
+            Ok(found && agent_id.truthy())
+        })
+    }
+
+    /// Compatibility stub: how many agents getAgentsByTopic(topic) returns.
+    #[napi]
+    pub fn deliver_to_topic(&self, env: Env, topic: JsVal) -> Result<u32> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            Ok(exec::all_json_args(&mut out, &core.conn, AGENTS_BY_TOPIC, &[Arg::Js(topic)], &AGENT)? as u32)
+        })
+    }
+
+    /// moveToDeadLetter: mark and record in one DEFERRED transaction; always true.
+    #[napi]
+    pub fn move_to_dead_letter(&self, env: Env, message_id: JsVal, reason: JsVal, last_error: JsVal) -> Result<bool> {
+        self.with(&env, |core| {
+            let conn = &core.conn;
+            exec::in_transaction(conn, "DEFERRED", || {
+                let dead = Bound::text("dead_letter");
+                exec::run_args(conn, SET_MESSAGE_STATUS, &[Arg::Val(&dead), Arg::Js(message_id)])?;
+                let now_b = Bound::num(now() as f64);
+                exec::run_args(
+                    conn,
+                    INSERT_DEAD_LETTER,
+                    &[Arg::Js(message_id), Arg::Js(reason), Arg::Val(&now_b), Arg::Js(last_error)],
+                )?;
+                Ok(true)
+            })
+        })
+    }
+
+    #[napi]
+    pub fn get_dead_letters(&self, env: Env, limit: JsVal) -> Result<String> {
+        self.with(&env, |core| {
+            let mut out = JsonOut::new();
+            exec::all_json_args(
+                &mut out,
+                &core.conn,
+                "SELECT * FROM dead_letters ORDER BY failed_at_ms DESC LIMIT ?",
+                &[Arg::Js(limit)],
+                &RAW,
+            )?;
+            Ok(out.finish())
+        })
+    }
+}
+
+/// The agent's topics as the original used them: `getAgent(id)?.topics || []`, then
+/// only when `.length` is truthy. Returns the JSON text to hand to json_each.
+fn agent_topics(conn: &rusqlite::Connection, agent_id: JsVal) -> crate::errors::SResult<Option<String>> {
+    let mut stmt = exec::prepare(conn, GET_AGENT)?;
+    let values = crate::bind::bind_args(&stmt, &[Arg::Js(agent_id)])?;
+    crate::bind::apply(&mut stmt, &values)?;
+    let mut rows = stmt.raw_query();
+    let Some(row) = rows.next()? else { return Ok(None) };
+    let idx = match row.as_ref().column_index("topics_json") {
+        Ok(i) => i,
+        Err(_) => return Ok(None),
+    };
+    let text = match row.get_ref(idx)? {
+        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+        _ => return Ok(None),
+    };
+    if !is_valid_json(&text) {
+        return Ok(None);
+    }
+    let trimmed = text.trim_matches([' ', '\t', '\n', '\r']);
+    let has_length = match trimmed.as_bytes().first() {
+        // A non-empty array, or a non-empty string (both truthy with a truthy length).
+        Some(b'[') => !trimmed[1..].trim_start_matches([' ', '\t', '\n', '\r']).starts_with(']'),
+        Some(b'"') => trimmed != "\"\"",
+        _ => false,
+    };
+    Ok(has_length.then(|| trimmed.to_string()))
+}

@@ -113,8 +113,10 @@ mod tests {
         conn.execute_batch(
             "CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT);
              INSERT INTO _meta VALUES ('schema_version','5');
-             CREATE TABLE messages (id TEXT PRIMARY KEY, type TEXT, status TEXT, expires_at_ms INTEGER);
-             INSERT INTO messages VALUES ('m1','event','queued',1);",
+             CREATE TABLE messages (id TEXT PRIMARY KEY, type TEXT, from_agent TEXT, to_agent TEXT, topic TEXT,
+               priority INTEGER, ttl_ms INTEGER, created_at_ms INTEGER, expires_at_ms INTEGER,
+               correlation_id TEXT, trace_id TEXT, payload_json TEXT, status TEXT);
+             INSERT INTO messages VALUES ('m1','event','a','b','t',5,1000,1,1001,'c','t','{}','queued');",
         )
         .unwrap();
         let warnings = open_store(&conn).unwrap();

@@ -1,1 +1,116 @@
 //! Sweeps and statistics.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::bind::Bound;
+use crate::db::{now, NativeDb};
+use crate::errors::SResult;
+use crate::exec;
+
+const ONLINE_AGENTS: &str = "SELECT COUNT(*) as cnt FROM agents WHERE status='online'";
+const TOTAL_MESSAGES: &str = "SELECT COUNT(*) as cnt FROM messages";
+const DLQ_DEPTH: &str = "SELECT COUNT(*) as cnt FROM dead_letters";
+const ASSIGN_BY_STATUS: &str = "SELECT COUNT(*) as cnt FROM assign_jobs WHERE status = ?";
+
+fn queue_depths(conn: &rusqlite::Connection) -> SResult<(i64, i64, i64)> {
+    Ok((
+        exec::count(conn, "SELECT COUNT(*) as cnt FROM messages WHERE status='queued' AND priority >= 7", &[])?,
+        exec::count(conn, "SELECT COUNT(*) as cnt FROM messages WHERE status='queued' AND priority < 7", &[])?,
+        exec::count(conn, DLQ_DEPTH, &[])?,
+    ))
+}
+
+#[napi]
+impl NativeDb {
+    /// sweepExpired: dead-letter every queued message past its expiry and time out
+    /// overdue human requests, in one DEFERRED transaction.
+    #[napi]
+    pub fn sweep_expired(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let conn = &core.conn;
+            let now = now();
+            let now_b = Bound::num(now as f64);
+            exec::in_transaction(conn, "DEFERRED", || {
+                let ids: Vec<Bound> = {
+                    let mut stmt = exec::prepare(conn, "SELECT id FROM messages WHERE status='queued' AND expires_at_ms < ?")?;
+                    crate::bind::bind_all(&mut stmt, std::slice::from_ref(&now_b))?;
+                    let mut rows = stmt.raw_query();
+                    let mut ids = Vec::new();
+                    while let Some(row) = rows.next()? {
+                        ids.push(match row.get_ref(0)? {
+                            rusqlite::types::ValueRef::Null => Bound::Null,
+                            rusqlite::types::ValueRef::Integer(i) => Bound::Int(i),
+                            rusqlite::types::ValueRef::Real(f) => Bound::Real(f),
+                            rusqlite::types::ValueRef::Text(t) => Bound::Text(t.to_vec()),
+                            rusqlite::types::ValueRef::Blob(b) => Bound::Blob(b.to_vec()),
+                        });
+                    }
+                    ids
+                };
+                for id in &ids {
+                    exec::run(conn, "UPDATE messages SET status=? WHERE id=?", &[Bound::text("dead_letter"), id.clone()])?;
+                    exec::run(
+                        conn,
+                        "INSERT OR REPLACE INTO dead_letters (message_id, reason, failed_at_ms, last_error) VALUES (?,?,?,?)",
+                        &[id.clone(), Bound::text("ttl_expired"), now_b.clone(), Bound::Null],
+                    )?;
+                }
+                let human = crate::human::expire_human_requests(conn, now)?;
+                Ok(format!("{{\"messages\":{},\"human_requests\":{human}}}", ids.len()))
+            })
+        })
+    }
+
+    #[napi]
+    pub fn get_queue_depths(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let (urgent, normal, dlq) = queue_depths(&core.conn)?;
+            Ok(format!("{{\"urgent\":{urgent},\"normal\":{normal},\"dlq\":{dlq}}}"))
+        })
+    }
+
+    #[napi]
+    pub fn get_delivery_stats(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let n = exec::count(
+                &core.conn,
+                "SELECT COUNT(*) as cnt FROM messages WHERE status='acked' AND created_at_ms > ? - 300000",
+                &[Bound::num(now() as f64)],
+            )?;
+            Ok(format!("{{\"total_deliveries\":{n},\"avg_delivery_ms\":0}}"))
+        })
+    }
+
+    #[napi]
+    pub fn get_hub_stats(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let conn = &core.conn;
+            let online = exec::count(conn, ONLINE_AGENTS, &[])?;
+            let total = exec::count(conn, TOTAL_MESSAGES, &[])?;
+            let active = exec::count(conn, "SELECT COUNT(*) as cnt FROM assign_jobs WHERE status IN ('queued','running')", &[])?;
+            let (urgent, normal, dlq) = queue_depths(conn)?;
+            Ok(format!(
+                "{{\"online_agents\":{online},\"total_messages\":{total},\"active_assign_jobs\":{active},\"urgent\":{urgent},\"normal\":{normal},\"dlq\":{dlq}}}"
+            ))
+        })
+    }
+
+    #[napi]
+    pub fn get_audit_stats(&self, env: Env) -> Result<String> {
+        self.with(&env, |core| {
+            let conn = &core.conn;
+            let by = |s: &str| exec::count(conn, ASSIGN_BY_STATUS, &[Bound::text(s)]);
+            Ok(format!(
+                "{{\"online_agents\":{},\"total_messages\":{},\"dlq\":{},\"assign_queued\":{},\"assign_running\":{},\"assign_failed\":{},\"assign_timed_out\":{}}}",
+                exec::count(conn, ONLINE_AGENTS, &[])?,
+                exec::count(conn, TOTAL_MESSAGES, &[])?,
+                exec::count(conn, DLQ_DEPTH, &[])?,
+                by("queued")?,
+                by("running")?,
+                by("failed")?,
+                by("timed_out")?
+            ))
+        })
+    }
+}
