@@ -209,8 +209,11 @@ export function createBaselineStore(dbPath) {
   db.pragma('busy_timeout = 5000');
   db.pragma('wal_autocheckpoint = 1000');
   db.exec('CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT)');
-  db.exec(readFileSync(SCHEMA_PATH, 'utf8'));
-  db.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)").run('6');
+  const version = db.prepare("SELECT value FROM _meta WHERE key='schema_version'").pluck().get();
+  if (version !== '6') {
+    db.exec(readFileSync(SCHEMA_PATH, 'utf8'));
+    db.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)").run('6');
+  }
 
   const q = (sql) => db.prepare(sql);
   const st = {
