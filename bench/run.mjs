@@ -3,7 +3,7 @@
 // WAL databases seeded with identical rows. Addon and baseline runs alternate; the ratio
 // reported is the median of the per-repetition ratios addon/baseline (lower is better).
 //
-//   node bench/run.mjs [--reps N] [--only a,b] [--json out.json] [--ms N] [--wal-natural] [--keep]
+//   node bench/run.mjs [--reps N] [--only a,b] [--json out.json] [--ms N] [--wal-natural] [--aa] [--keep]
 
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,7 +22,7 @@ const require = createRequire(import.meta.url);
 // ---------------------------------------------------------------- options
 
 function parseArgs(argv) {
-  const opts = { reps: 7, only: null, json: null, ms: 300, wal: 'quiet', keep: false, help: false };
+  const opts = { reps: 7, only: null, json: null, ms: 300, wal: 'quiet', aa: false, keep: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
@@ -38,6 +38,7 @@ function parseArgs(argv) {
       case '--ms': opts.ms = Number(value()); break;
       case '--keep': opts.keep = true; break;
       case '--wal-natural': opts.wal = 'natural'; break;
+      case '--aa': opts.aa = true; break;
       case '-h': case '--help': opts.help = true; break;
       default: throw new Error(`unknown option ${a}`);
     }
@@ -492,7 +493,7 @@ async function main() {
     process.exit(2);
   }
   if (opts.help) {
-    console.log('usage: node bench/run.mjs [--reps N>=5] [--only name,name] [--json file] [--ms per-run-ms] [--wal-natural] [--keep]');
+    console.log('usage: node bench/run.mjs [--reps N>=5] [--only name,name] [--json file] [--ms per-run-ms] [--wal-natural] [--aa] [--keep]');
     console.log(`methods: ${CASES.map((c) => c.name).join(', ')}`);
     return;
   }
@@ -507,13 +508,19 @@ async function main() {
   }
 
   let createStore;
-  try {
-    ({ createStore } = await import('../index.mjs'));
-  } catch (e) {
-    console.error(`bench: cannot load the addon (build it first with \`npm run build\`): ${e.message}`);
-    process.exit(1);
+  if (opts.aa) {
+    // A/A run: the baseline against itself; the spread of its ratios around 1.00 is the
+    // noise floor of this machine at this moment.
+    createStore = createBaselineStore;
+  } else {
+    try {
+      ({ createStore } = await import('../index.mjs'));
+    } catch (e) {
+      console.error(`bench: cannot load the addon (build it first with \`npm run build\`): ${e.message}`);
+      process.exit(1);
+    }
   }
-  const build = buildKind();
+  const build = opts.aa ? 'none (A/A run: baseline vs baseline)' : buildKind();
   const betterVersion = require('better-sqlite3/package.json').version;
   console.log(`addon build: ${build}; better-sqlite3 ${betterVersion}; node ${process.version}; ` +
     `reps ${opts.reps}; ~${opts.ms} ms per timed run; WAL ${opts.wal}`);
