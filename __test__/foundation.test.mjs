@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { createStore, uuidv7, importBetterSqlite3, SqliteError } from '../index.mjs';
-import { captureWarnings, fixtureCopy, tempDir, thrown } from './helpers.mjs';
+import { captureWarnings, fixtureCopy, nextMs, tempDir, thrown } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -216,6 +216,7 @@ test('a lone surrogate is stored as better-sqlite3 stores it and reads back as U
 test('message lookups: by correlation, by trace, status updates', (t) => {
   const { store } = openStore(t);
   const req = store.auditLog({ type: 'request', from: 'a', to: 'b', topic: 't', correlation_id: 'c1', trace_id: 'tr' });
+  nextMs();
   const res = store.auditLog({ type: 'response', from: 'b', to: 'a', topic: 't', correlation_id: 'c1', trace_id: 'tr', payload: { ok: true } });
   assert.equal(store.getResponseByCorrelation('c1').id, res.id);
   assert.equal(store.getResponseByCorrelation('none'), null);
@@ -233,8 +234,10 @@ test('message lookups: by correlation, by trace, status updates', (t) => {
 test('getAuditMessagesForAgent: clamps, topic fallback, topic column matching', (t) => {
   const { store } = openStore(t);
   store.registerAgent({ agent_id: 'me', cli: 'codex', topics: ['build'] });
-  const ids = [];
-  for (let i = 0; i < 3; i++) ids.push(store.auditLog({ type: 'event', from: 'x', to: 'me', topic: 'direct' }).id);
+  for (let i = 0; i < 3; i++) {
+    store.auditLog({ type: 'event', from: 'x', to: 'me', topic: 'direct' });
+    nextMs();
+  }
   const broadcast = store.auditLog({ type: 'event', from: 'x', to: 'topic:build', topic: 'build' }).id;
   store.auditLog({ type: 'event', from: 'x', to: 'topic:other', topic: 'other' });
   store.auditLog({ type: 'event', from: 'x', to: 'topic:deploy', topic: 'build-not' });
@@ -279,6 +282,7 @@ test('dead letters and sweepExpired', (t) => {
   const m = store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
   assert.equal(store.moveToDeadLetter(m.id, 'manual', 'boom'), true);
   assert.equal(store.getMessage(m.id).status, 'dead_letter');
+  nextMs();
   assert.equal(store.moveToDeadLetter('ghost', 'orphan'), true); // written even without a message
   const dl = store.getDeadLetters();
   assert.deepEqual(dl.map((d) => d.message_id), ['ghost', m.id]);
