@@ -5,9 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-
-import { createStore, uuidv7, importBetterSqlite3, SqliteError } from '../index.mjs';
+import { createStore, uuidv7, importBetterSqlite3, SqliteError, Database } from '../index.mjs';
 import { captureWarnings, fixtureCopy, nextMs, tempDir, thrown } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
@@ -19,7 +17,11 @@ function openStore(t) {
   return { store, path };
 }
 
-/** A second connection on the same file, for raw writes the store never makes. */
+/**
+ * A second connection on the same file, for raw writes the store never makes. It is this
+ * package's Database (the same SQLite library): a second SQLite copy in one process (e.g.
+ * better-sqlite3) would release the store's POSIX locks when it closes the file.
+ */
 function rawDb(t, path) {
   const db = new Database(path);
   t.after(() => db.close());
@@ -30,8 +32,12 @@ test('ESM and CommonJS entries export the same functions', () => {
   const cjs = require('../index.cjs');
   assert.equal(cjs.createStore, createStore);
   assert.equal(cjs.uuidv7, uuidv7);
-  assert.equal(typeof importBetterSqlite3, 'function');
+  assert.equal(cjs.Database, Database);
   assert.ok(importBetterSqlite3() instanceof Promise);
+});
+
+test('importBetterSqlite3 resolves to the Database class', async () => {
+  assert.equal(await importBetterSqlite3(), Database);
 });
 
 test('createStore creates the parent directories and a schema-6 WAL file', (t) => {
