@@ -367,6 +367,28 @@ function createStore(dbPath, options = {}) {
   void options; // options.DatabaseCtor is accepted and ignored: SQLite is built in.
   mkdirSync(dirname(dbPath), { recursive: true });
   const n = new native.NativeDb(dbPath);
+  const assignListeners = new Set();
+  // Listeners see (event, row), row being the object returned to the caller.
+  function notifyAssign(row) {
+    const event = {
+      job_id: row.job_id,
+      status: row.status,
+      result: row.result ?? row.error ?? null,
+      timestamp: new Date(row.updated_at_ms || Date.now()).toISOString(),
+    };
+    for (const listener of Array.from(assignListeners)) {
+      try {
+        listener(event, row);
+      } catch {}
+    }
+  }
+  // Rust flags update/retry rows with C (status changed) or U.
+  function flagged(text) {
+    if (text === null) return null;
+    const row = decode(text.slice(1));
+    if (text.charCodeAt(0) === 67) notifyAssign(row);
+    return row;
+  }
   for (const warning of n.openStore()) console.warn(warning);
 
   const store = {
@@ -507,10 +529,133 @@ function createStore(dbPath, options = {}) {
     },
 
     // --- assign jobs ---
+    createAssign({
+      job_id,
+      supervisor_agent,
+      worker_agent,
+      topic = 'assign.job',
+      task = '',
+      payload = {},
+      status = 'queued',
+      attempt = 1,
+      retry_count = 0,
+      max_retries = 0,
+      priority = 5,
+      ttl_ms = 600000,
+      timeout_ms = 600000,
+      deadline_ms,
+      dispatched_at_ms = null,
+      trace_id,
+      correlation_id,
+      last_message_id = null,
+      result = null,
+      error = null,
+    }) {
+      const row = decode(
+        n.createAssign(job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count,
+          max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id,
+          last_message_id, result, error),
+      );
+      notifyAssign(row);
+      return row;
+    },
+    getAssign(jobId) {
+      return decode(n.getAssign(jobId));
+    },
+    updateAssignStatus(jobId, status, patch = {}) {
+      return flagged(n.updateAssignStatus(jobId, status, patch));
+    },
+    listAssigns({ supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit = 50 } = {}) {
+      return decode(n.listAssigns(supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit));
+    },
+    retryAssign(jobId, patch = {}) {
+      return flagged(n.retryAssign(jobId, patch));
+    },
+    onAssignStatusChange(listener) {
+      if (typeof listener !== 'function') {
+        return () => {};
+      }
+      assignListeners.add(listener);
+      return () => {
+        assignListeners.delete(listener);
+      };
+    },
 
     // --- reflexion ---
+    addReflexion({
+      type = 'reflexion',
+      error_pattern,
+      error_message,
+      context = {},
+      solution,
+      solution_code = null,
+      adaptive_state = {},
+      confidence = 0.5,
+      hit_count = 1,
+      success_count = 0,
+      last_hit_ms,
+      created_at_ms,
+      updated_at_ms,
+    }) {
+      return decode(
+        n.addReflexion(type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence,
+          hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms),
+      );
+    },
+    getReflexion(id) {
+      return decode(n.getReflexion(id));
+    },
+    findReflexion(errorPattern, context = {}) {
+      return decode(n.findReflexion(errorPattern, context));
+    },
+    updateReflexionHit(id, success = false) {
+      return decode(n.updateReflexionHit(id, success));
+    },
+    listReflexion(filters = {}) {
+      const { type, minConfidence = Number.NEGATIVE_INFINITY, projectSlug } = filters;
+      return decode(n.listReflexion(type, minConfidence, projectSlug));
+    },
+    patchReflexion(id, patch = {}) {
+      return decode(n.patchReflexion(id, patch));
+    },
+    deleteReflexion(id) {
+      return n.deleteReflexion(id);
+    },
+    pruneReflexion(maxAge_ms = 30 * 24 * 3600 * 1000, minConfidence = 0.2) {
+      return n.pruneReflexion(maxAge_ms, minConfidence);
+    },
 
     // --- role registry ---
+    getRole(roleKeyWire) {
+      return decode(n.getRole(roleKeyWire));
+    },
+    upsertRoleReservation(input) {
+      return decode(n.upsertRoleReservation(input));
+    },
+    compareAndSetRole(input) {
+      return decode(n.compareAndSetRole(input));
+    },
+    listRoleKeys(filter = {}) {
+      return decode(n.listRoleKeys(filter));
+    },
+    listRolesWithExpiredHolder(now) {
+      return decode(n.listRolesWithExpiredHolder(now));
+    },
+    listRoleCandidates(roleKeyWire) {
+      return decode(n.listRoleCandidates(roleKeyWire));
+    },
+    upsertRoleCandidate(input) {
+      return decode(n.upsertRoleCandidate(input));
+    },
+    updateCandidateReachability(input) {
+      return decode(n.updateCandidateReachability(input));
+    },
+    listPendingRoleMessages(roleKeyWire, now) {
+      return decode(n.listPendingRoleMessages(roleKeyWire, now));
+    },
+    recoverRoleRegistry(now) {
+      return decode(n.recoverRoleRegistry(now));
+    },
   };
   return store;
 }

@@ -5,10 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-
-import { createStore, uuidv7, importBetterSqlite3, SqliteError } from '../index.mjs';
-import { captureWarnings, fixtureCopy, tempDir, thrown } from './helpers.mjs';
+import { createStore, uuidv7, importBetterSqlite3, SqliteError, Database } from '../index.mjs';
+import { captureWarnings, fixtureCopy, nextMs, tempDir, thrown } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -19,7 +17,11 @@ function openStore(t) {
   return { store, path };
 }
 
-/** A second connection on the same file, for raw writes the store never makes. */
+/**
+ * A second connection on the same file, for raw writes the store never makes. It is this
+ * package's Database (the same SQLite library): a second SQLite copy in one process (e.g.
+ * better-sqlite3) would release the store's POSIX locks when it closes the file.
+ */
 function rawDb(t, path) {
   const db = new Database(path);
   t.after(() => db.close());
@@ -30,8 +32,12 @@ test('ESM and CommonJS entries export the same functions', () => {
   const cjs = require('../index.cjs');
   assert.equal(cjs.createStore, createStore);
   assert.equal(cjs.uuidv7, uuidv7);
-  assert.equal(typeof importBetterSqlite3, 'function');
+  assert.equal(cjs.Database, Database);
   assert.ok(importBetterSqlite3() instanceof Promise);
+});
+
+test('importBetterSqlite3 resolves to the Database class', async () => {
+  assert.equal(await importBetterSqlite3(), Database);
 });
 
 test('createStore creates the parent directories and a schema-6 WAL file', (t) => {
@@ -216,6 +222,7 @@ test('a lone surrogate is stored as better-sqlite3 stores it and reads back as U
 test('message lookups: by correlation, by trace, status updates', (t) => {
   const { store } = openStore(t);
   const req = store.auditLog({ type: 'request', from: 'a', to: 'b', topic: 't', correlation_id: 'c1', trace_id: 'tr' });
+  nextMs();
   const res = store.auditLog({ type: 'response', from: 'b', to: 'a', topic: 't', correlation_id: 'c1', trace_id: 'tr', payload: { ok: true } });
   assert.equal(store.getResponseByCorrelation('c1').id, res.id);
   assert.equal(store.getResponseByCorrelation('none'), null);
@@ -233,8 +240,10 @@ test('message lookups: by correlation, by trace, status updates', (t) => {
 test('getAuditMessagesForAgent: clamps, topic fallback, topic column matching', (t) => {
   const { store } = openStore(t);
   store.registerAgent({ agent_id: 'me', cli: 'codex', topics: ['build'] });
-  const ids = [];
-  for (let i = 0; i < 3; i++) ids.push(store.auditLog({ type: 'event', from: 'x', to: 'me', topic: 'direct' }).id);
+  for (let i = 0; i < 3; i++) {
+    store.auditLog({ type: 'event', from: 'x', to: 'me', topic: 'direct' });
+    nextMs();
+  }
   const broadcast = store.auditLog({ type: 'event', from: 'x', to: 'topic:build', topic: 'build' }).id;
   store.auditLog({ type: 'event', from: 'x', to: 'topic:other', topic: 'other' });
   store.auditLog({ type: 'event', from: 'x', to: 'topic:deploy', topic: 'build-not' });
@@ -279,6 +288,7 @@ test('dead letters and sweepExpired', (t) => {
   const m = store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
   assert.equal(store.moveToDeadLetter(m.id, 'manual', 'boom'), true);
   assert.equal(store.getMessage(m.id).status, 'dead_letter');
+  nextMs();
   assert.equal(store.moveToDeadLetter('ghost', 'orphan'), true); // written even without a message
   const dl = store.getDeadLetters();
   assert.deepEqual(dl.map((d) => d.message_id), ['ghost', m.id]);

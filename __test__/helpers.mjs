@@ -43,3 +43,9 @@ export function thrown(fn) {
   }
   throw new Error('expected a throw');
 }
+
+/** Busy-waits into the next millisecond, so time-ordered rows never tie. */
+export function nextMs() {
+  const start = Date.now();
+  while (Date.now() === start) {}
+}

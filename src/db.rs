@@ -185,7 +185,23 @@ pub fn with_slot<T>(inner: &RefCell<Option<Core>>, env: &Env, f: impl FnOnce(&mu
             Some(c) => c,
             None => return Err(StoreError::not_open().throw(env.raw())),
         };
-        f(core).map_err(|e| e.throw(env.raw()))
+        // A Rust panic must never abort the hub: it becomes a JS Error instead. If it
+        // struck inside a transaction the store opened, roll that back too.
+        let was_autocommit = core.conn.is_autocommit();
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *core))) {
+            Ok(result) => result.map_err(|e| e.throw(env.raw())),
+            Err(panic) => {
+                if was_autocommit && !core.conn.is_autocommit() {
+                    let _ = core.conn.execute_batch("ROLLBACK");
+                }
+                let detail = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(StoreError::error(format!("triflux-native-store internal error: {detail}")).throw(env.raw()))
+            }
+        }
     }
 }
 

@@ -24,14 +24,17 @@ fn queue_depths(conn: &rusqlite::Connection) -> SResult<(i64, i64, i64)> {
 #[napi]
 impl NativeDb {
     /// sweepExpired: dead-letter every queued message past its expiry and time out
-    /// overdue human requests, in one DEFERRED transaction.
+    /// overdue human requests, in one transaction. The original used a DEFERRED one,
+    /// which reads before it writes and so can fail with SQLITE_BUSY_SNAPSHOT when
+    /// another process writes in between; IMMEDIATE takes the write lock up front
+    /// (waiting under busy_timeout) and gives the same result.
     #[napi]
     pub fn sweep_expired(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
             let conn = &core.conn;
             let now = now();
             let now_b = Bound::num(now as f64);
-            exec::in_transaction(conn, "DEFERRED", || {
+            exec::in_transaction(conn, "IMMEDIATE", || {
                 let ids: Vec<Bound> = {
                     let mut stmt = exec::prepare(conn, "SELECT id FROM messages WHERE status='queued' AND expires_at_ms < ?")?;
                     crate::bind::bind_all(&mut stmt, std::slice::from_ref(&now_b))?;
