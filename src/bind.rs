@@ -129,7 +129,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
     let mut out = Vec::with_capacity(param_count);
     let mut count = 0usize;
     let mut bound_object = false;
-    let mut place = |out: &mut Vec<(usize, Bound)>, index: usize, b: Bound| -> SResult<()> {
+    let place = |out: &mut Vec<(usize, Bound)>, index: usize, b: Bound| -> SResult<()> {
         if index > param_count || index == 0 {
             return Err(StoreError::range_error(TOO_MANY));
         }

@@ -307,7 +307,7 @@ fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<(*mut ffi::
     let mut tail: *const c_char = std::ptr::null();
     let flags = if pragma { 0 } else { ffi::SQLITE_PREPARE_PERSISTENT };
     let rc = unsafe {
-        ffi::sqlite3_prepare_v3(db, sql.as_ptr().cast(), sql.len() as c_int, flags as u32, &mut handle, &mut tail)
+        ffi::sqlite3_prepare_v3(db, sql.as_ptr().cast(), sql.len() as c_int, flags, &mut handle, &mut tail)
     };
     if rc != ffi::SQLITE_OK {
         return Err(db_error(db));
