@@ -159,6 +159,11 @@ differential('results: types, column names, pluck, raw, expand, columns', (D, di
   step('all none', () => db.prepare('SELECT * FROM a WHERE id = 99').all());
   step('big ints', () => db.prepare('SELECT 9007199254740993 AS big, -9223372036854775808 AS min, 9223372036854775807 AS max, 1e21 AS e, 5e-7 AS s, -0.0 AS nz').get());
   step('text bytes', () => db.prepare("SELECT CAST(x'eda080' AS TEXT) AS lone, CAST(x'ff41' AS TEXT) AS bad, 'a' || char(0) || 'b' AS nul, char(8232) AS ls").get());
+  step('text bytes all/raw/expand/iterate', () => {
+    const sql = "SELECT CAST(x'eda080' AS TEXT) AS lone, CAST(x'ff41c3' AS TEXT) AS bad, CAST(x'f09f9880' AS TEXT) AS ok, x'00ff' AS blob, 2.5 AS r, -0.0 AS nz";
+    return [db.prepare(sql).all(), db.prepare(sql).raw().all(), db.prepare(sql).expand().get(), [...db.prepare(sql).iterate()], db.prepare(sql).pluck().all()];
+  });
+  step('duplicate names all', () => db.prepare('SELECT a.id, b.id, a.name, b.name AS id, 1 AS "2", 0 AS "1" FROM a JOIN b ON b.a_id = a.id').all());
   step('duplicate names', () => db.prepare('SELECT a.id, b.id, a.name, b.name AS id FROM a JOIN b ON b.a_id = a.id').all());
   step('numeric names', () => db.prepare('SELECT 1, 2 AS "0", 3 AS z, 4 AS "10"').get());
   step('pluck', () => db.prepare('SELECT name, id FROM a ORDER BY id').pluck().all());
