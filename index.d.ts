@@ -326,7 +326,10 @@ export interface RunResult {
 export interface Statement {
   readonly source: string;
   readonly reader: boolean;
+  readonly readonly: boolean;
   readonly database: Database;
+  /** True while an iterate() of this statement is open. */
+  readonly busy: boolean;
   run(...params: unknown[]): RunResult;
   get(...params: unknown[]): any;
   all(...params: unknown[]): any[];
@@ -336,6 +339,8 @@ export interface Statement {
   expand(toggle?: boolean): this;
   bind(...params: unknown[]): this;
   columns(): Array<{ name: string; column: string | null; table: string | null; database: string | null; type: string | null }>;
+  /** Only `safeIntegers(false)` is accepted; BigInt results are not supported. */
+  safeIntegers(toggle?: boolean): this;
 }
 
 export interface TransactionFunction<F extends (...args: any[]) => any> {
@@ -364,6 +369,23 @@ export declare class Database {
   pragma(sql: string, options?: { simple?: boolean }): any;
   transaction<F extends (...args: any[]) => any>(fn: F): TransactionFunction<F>;
   close(): this;
+  /** Only `defaultSafeIntegers(false)` is accepted. */
+  defaultSafeIntegers(toggle?: boolean): this;
+  /** Only `unsafeMode(false)` is accepted. */
+  unsafeMode(toggle?: boolean): this;
+  /** Not supported: always throws a TypeError. */
+  function(...args: unknown[]): never;
+  /** Not supported: always throws a TypeError. */
+  aggregate(...args: unknown[]): never;
+  /** Not supported: always throws a TypeError. */
+  table(...args: unknown[]): never;
+  /** Not supported: always throws a TypeError. */
+  backup(...args: unknown[]): never;
+  /** Not supported: always throws a TypeError. */
+  serialize(...args: unknown[]): never;
+  /** Not supported: always throws a TypeError. */
+  loadExtension(...args: unknown[]): never;
+  static readonly SqliteError: typeof SqliteError;
 }
 
 export interface Store {
