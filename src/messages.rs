@@ -45,7 +45,7 @@ impl NativeDb {
     pub fn audit_log(
         &self,
         env: Env,
-        r#type: JsVal,
+        msg_type: JsVal,
         from: JsVal,
         to: JsVal,
         topic: JsVal,
@@ -65,7 +65,7 @@ impl NativeDb {
             let (trace, new_trace) = id_or_new(&trace_id)?;
             let params = [
                 Bound::text(&id),
-                bound_from_js(&r#type)?,
+                bound_from_js(&msg_type)?,
                 bound_from_js(&from)?,
                 bound_from_js(&to)?,
                 bound_from_js(&topic)?,
