@@ -5,9 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-
-import { createStore } from '../index.mjs';
+import { createStore, Database } from '../index.mjs';
 import { tempDir, thrown } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
@@ -27,6 +25,8 @@ function openStore(t, { cjs = false } = {}) {
   return { store, path };
 }
 
+// A second connection for raw SQL: this package's Database (same SQLite library), since a
+// second SQLite copy in the process (better-sqlite3) would drop the store's file locks.
 function rawDb(t, path) {
   const db = new Database(path);
   db.pragma('foreign_keys = ON');
