@@ -227,12 +227,22 @@ fn open_connection(path: &str, opts: &OpenOptions) -> SResult<Core> {
     })?;
     let timeout = opts.timeout.unwrap_or(5000.0);
     conn.busy_timeout(std::time::Duration::from_millis(timeout.clamp(0.0, i32::MAX as f64) as u64))?;
+    configure(&conn);
+    Ok(Core { facade: Default::default(), conn, path: path.to_string(), memory, readonly })
+}
+
+/// Per-connection settings applied right after opening.
+pub fn configure(conn: &Connection) {
     conn.set_prepared_statement_cache_capacity(256);
     unsafe {
         // better-sqlite3 runs every connection in defensive mode.
         rusqlite::ffi::sqlite3_db_config(conn.handle(), rusqlite::ffi::SQLITE_DBCONFIG_DEFENSIVE, 1i32, std::ptr::null_mut::<i32>());
+        // Query-planner stability: with STAT4 compiled in, SQLite otherwise re-prepares
+        // (re-parses) a cached statement every time a parameter that meets an indexed
+        // column gets a new value. Plans only differ when ANALYZE data exists, and the
+        // store's statements are written for their indexes, so stable plans are kept.
+        rusqlite::ffi::sqlite3_db_config(conn.handle(), rusqlite::ffi::SQLITE_DBCONFIG_ENABLE_QPSG, 1i32, std::ptr::null_mut::<i32>());
     }
-    Ok(Core { facade: Default::default(), conn, path: path.to_string(), memory, readonly })
 }
 
 /// Values shared by the store modules.

@@ -126,3 +126,40 @@ mod tests {
         assert_eq!(n, 1);
     }
 }
+
+#[cfg(test)]
+mod statement_cache_tests {
+    use super::*;
+    use rusqlite::StatementStatus;
+
+    /// Cached statements must stay prepared when their parameters change (no re-parse
+    /// per call), including those whose parameter meets an indexed column.
+    #[test]
+    fn cached_statements_are_not_reprepared_when_bindings_change() {
+        let conn = Connection::open_in_memory().unwrap();
+        crate::db::configure(&conn);
+        open_store(&conn).unwrap();
+        for sql in [
+            "SELECT * FROM role_candidates WHERE role_key_wire = ? ORDER BY priority DESC, updated_at_ms DESC, agent_id",
+            "SELECT * FROM messages WHERE role_key_wire=? AND status IN ('queued','delivered') AND expires_at_ms > ? ORDER BY priority DESC, created_at_ms ASC, id",
+            "SELECT * FROM agents WHERE agent_id = ?",
+            "SELECT * FROM messages WHERE to_agent=? ORDER BY created_at_ms DESC LIMIT ?",
+        ] {
+            let params = sql.matches('?').count();
+            for i in 0..5 {
+                let mut stmt = conn.prepare_cached(sql).unwrap();
+                for p in 1..=params {
+                    if sql.ends_with("LIMIT ?") && p == params {
+                        stmt.raw_bind_parameter(p, 10 + i).unwrap();
+                    } else {
+                        stmt.raw_bind_parameter(p, format!("value-{i}")).unwrap();
+                    }
+                }
+                let mut rows = stmt.raw_query();
+                while rows.next().unwrap().is_some() {}
+                drop(rows);
+                assert_eq!(stmt.get_status(StatementStatus::RePrepare), 0, "{sql}");
+            }
+        }
+    }
+}
