@@ -17,6 +17,9 @@ const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities
  status=excluded.status, metadata_json=excluded.metadata_json";
 pub const GET_AGENT: &str = "SELECT * FROM agents WHERE agent_id = ?";
 const HEARTBEAT: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, status='online' WHERE agent_id=?";
+/// The heartbeat of an agent that is already online: the same row change without
+/// rewriting `status`, which would also rewrite its index entry (~25% more WAL bytes).
+const HEARTBEAT_ONLINE: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=? WHERE agent_id=? AND status='online'";
 
 #[napi]
 impl NativeDb {
@@ -106,7 +109,13 @@ impl NativeDb {
             let lease = add_to_now(now, &ttl_ms)?;
             let now_b = Bound::num(now as f64);
             let lease_b = lease.bound();
-            let changes = exec::run_args(&core.conn, HEARTBEAT, &[Arg::Val(&now_b), Arg::Val(&lease_b), Arg::Js(agent_id)])?;
+            let args = [Arg::Val(&now_b), Arg::Val(&lease_b), Arg::Js(agent_id)];
+            // Same end state and change count as the single original UPDATE: an online
+            // agent is refreshed in place, any other (stale, offline) is revived.
+            let mut changes = exec::run_args(&core.conn, HEARTBEAT_ONLINE, &args)?;
+            if changes == 0 {
+                changes = exec::run_args(&core.conn, HEARTBEAT, &args)?;
+            }
             let mut out = JsonOut::new();
             out.raw("{\"agent_id\":null,\"lease_expires_ms\":");
             lease.write(&mut out);
