@@ -8,6 +8,7 @@
 //! later binding behave exactly as they did.
 
 use std::ffi::CStr;
+use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -270,15 +271,40 @@ fn prop(obj: &JsVal, key: &CStr) -> SResult<V> {
     Ok(V::js(obj.get(key)?))
 }
 
-/// A row read as JS values (by column name) plus its raw JSON.
+/// A row read as JS values (by column name). Rows shaped for output (candidates,
+/// messages) also carry their JSON; raw role rows write theirs from the values only
+/// when they are returned.
 struct Row {
-    cols: Vec<(String, V)>,
-    json: String,
+    names: Rc<[String]>,
+    values: Vec<V>,
+    shaped_json: Option<String>,
 }
 
 impl Row {
     fn get(&self, name: &str) -> V {
-        self.cols.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or(V::Undef)
+        self.names.iter().position(|n| n == name).map(|i| self.values[i].clone()).unwrap_or(V::Undef)
+    }
+
+    /// The row as JSON text (with the reviver prefix when it holds a BLOB).
+    fn json(&self) -> std::borrow::Cow<'_, str> {
+        if let Some(j) = &self.shaped_json {
+            return std::borrow::Cow::Borrowed(j);
+        }
+        let mut out = JsonOut::new();
+        out.raw("{");
+        let mut first = true;
+        for (name, value) in self.names.iter().zip(&self.values) {
+            out.key(&mut first, name);
+            match value {
+                V::Null | V::Undef => out.null(),
+                V::Num(n) => out.num(*n),
+                V::Str(t) => out.text_bytes(t),
+                V::Blob(b) => out.value(ValueRef::Blob(b)),
+                V::Js(_) => out.null(),
+            }
+        }
+        out.raw("}");
+        std::borrow::Cow::Owned(out.finish_inner())
     }
 }
 
@@ -286,17 +312,23 @@ fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &crate::rowj
     let mut stmt = exec::prepare(conn, sql)?;
     let values = crate::bind::bind_args(&stmt, args)?;
     crate::bind::apply(&mut stmt, &values)?;
-    let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
+    let names: Rc<[String]> = stmt.column_names().into_iter().map(|s| s.to_string()).collect();
+    let raw = shape.json.is_empty() && !shape.reflexion_type;
     let mut rows = stmt.raw_query();
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
-        let mut cols = Vec::with_capacity(names.len());
-        for (i, n) in names.iter().enumerate() {
-            cols.push((n.clone(), V::col(row.get_ref(i)?)));
+        let mut values = Vec::with_capacity(names.len());
+        for i in 0..names.len() {
+            values.push(V::col(row.get_ref(i)?));
         }
-        let mut json = JsonOut::new();
-        write_row(&mut json, row, shape)?;
-        out.push(Row { cols, json: json.finish_inner() });
+        let shaped_json = if raw {
+            None
+        } else {
+            let mut json = JsonOut::new();
+            write_row(&mut json, row, shape)?;
+            Some(json.finish_inner())
+        };
+        out.push(Row { names: names.clone(), values, shaped_json });
         if limit_one {
             break;
         }
@@ -345,7 +377,7 @@ impl Doc {
     }
     fn opt_row(&mut self, row: Option<&Row>) {
         match row {
-            Some(r) => self.piece(&r.json),
+            Some(r) => self.piece(&r.json()),
             None => self.raw("null"),
         }
     }
@@ -978,7 +1010,7 @@ fn recover(conn: &Connection, now_ms: &JsVal) -> SResult<String> {
         if i > 0 {
             d.raw(",");
         }
-        d.piece(&r.json);
+        d.piece(&r.json());
     }
     d.raw("],\"candidates\":[");
     let mut first = true;
@@ -989,7 +1021,7 @@ fn recover(conn: &Connection, now_ms: &JsVal) -> SResult<String> {
                 d.raw(",");
             }
             first = false;
-            d.piece(&c.json);
+            d.piece(&c.json());
         }
     }
     d.raw("],\"pending_messages\":[");
@@ -1001,7 +1033,7 @@ fn recover(conn: &Connection, now_ms: &JsVal) -> SResult<String> {
                 d.raw(",");
             }
             first = false;
-            d.piece(&m.json);
+            d.piece(&m.json());
         }
     }
     d.raw("]}");
