@@ -37,7 +37,7 @@ impl NativeDb {
         topics_json: JsVal,
         metadata_json: JsVal,
     ) -> Result<String> {
-        self.with(&env, |core| {
+        self.with_atomic(&env, |core| {
             let now = now();
             let lease = add_to_now(now, &heartbeat_ttl_ms)?;
             let lease_id = crate::uuid7::next();

@@ -752,7 +752,7 @@ impl NativeDb {
         error: JsVal,
     ) -> Result<String> {
         let js = Js::new(&env);
-        self.with(&env, |core| {
+        self.with_atomic(&env, |core| {
             let now = now();
             let t = clamp_duration(&PV::Js(timeout_ms), PV::Num(DEFAULT_TIMEOUT_MS))?;
             let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::uuid7::next())) };
@@ -842,7 +842,7 @@ impl NativeDb {
     #[napi]
     pub fn update_assign_status(&self, env: Env, job_id: JsVal, status: JsVal, patch: JsVal) -> Result<Option<String>> {
         let js = Js::new(&env);
-        self.with(&env, |core| {
+        self.with_atomic(&env, |core| {
             let Some(cur) = read_current(&core.conn, GET_ASSIGN, job_id)? else { return Ok(None) };
             update_existing(core, &js, &cur, &PV::Js(status), &Patch::Js(patch))
         })
@@ -852,7 +852,7 @@ impl NativeDb {
     #[napi]
     pub fn retry_assign(&self, env: Env, job_id: JsVal, patch: JsVal) -> Result<Option<String>> {
         let js = Js::new(&env);
-        self.with(&env, |core| {
+        self.with_atomic(&env, |core| {
             let Some(cur) = read_current(&core.conn, GET_ASSIGN, job_id)? else { return Ok(None) };
             let rc = coalesce(PV::Js(patch.get(c"retry_count")?), || col_plus_one(&cur.val("retry_count"))).number()?;
             let next_retry = js_max(0.0, if rc == 0.0 || rc.is_nan() { 0.0 } else { rc });

@@ -172,6 +172,19 @@ impl NativeDb {
     pub fn with<T>(&self, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
         with_slot(&self.inner, env, f)
     }
+
+    /// [`NativeDb::with`] for methods that the original ran as several autocommit
+    /// statements (a read, a write, a re-read): here they run in one IMMEDIATE
+    /// transaction (a savepoint inside an open one). That is one round of file locking
+    /// instead of one per statement, and no other writer can slip in between; the result
+    /// is the one the original gives when nothing interleaves.
+    pub fn with_atomic<T>(&self, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+        with_slot(&self.inner, env, |core| {
+            let nested = crate::exec::begin(&core.conn, "IMMEDIATE")?;
+            let result = f(core);
+            crate::exec::finish(&core.conn, nested, result)
+        })
+    }
 }
 
 /// [`NativeDb::with`] for a slot found by handle.

@@ -105,18 +105,32 @@ pub fn one(conn: &Connection, sql: &str, params: &[Bound], shape: &RowShape) -> 
 /// Runs `f` inside a transaction of the given kind ("DEFERRED" or "IMMEDIATE"), or in
 /// a savepoint when the caller already opened one (e.g. `db.transaction(fn)`).
 pub fn in_transaction<T>(conn: &Connection, mode: &str, f: impl FnOnce() -> SResult<T>) -> SResult<T> {
+    let nested = begin(conn, mode)?;
+    let result = f();
+    finish(conn, nested, result)
+}
+
+/// Opens a transaction (or a savepoint inside an open one); returns whether it nested.
+pub fn begin(conn: &Connection, mode: &str) -> SResult<bool> {
     let nested = !conn.is_autocommit();
     if nested {
-        conn.execute_batch("SAVEPOINT tfx_store")?;
+        control(conn, "SAVEPOINT tfx_store")?;
+    } else if mode == "IMMEDIATE" {
+        control(conn, "BEGIN IMMEDIATE")?;
     } else {
-        conn.execute_batch(&format!("BEGIN {mode}"))?;
+        control(conn, "BEGIN DEFERRED")?;
     }
-    match f() {
+    Ok(nested)
+}
+
+/// Commits what [`begin`] opened when `result` is Ok, else rolls it back.
+pub fn finish<T>(conn: &Connection, nested: bool, result: SResult<T>) -> SResult<T> {
+    match result {
         Ok(v) => {
             let commit = if nested { "RELEASE tfx_store" } else { "COMMIT" };
-            if let Err(e) = conn.execute_batch(commit) {
+            if let Err(e) = control(conn, commit) {
                 rollback(conn, nested);
-                return Err(e.into());
+                return Err(e);
             }
             Ok(v)
         }
@@ -127,8 +141,18 @@ pub fn in_transaction<T>(conn: &Connection, mode: &str, f: impl FnOnce() -> SRes
     }
 }
 
+/// Runs one of the fixed transaction-control statements (kept prepared).
+fn control(conn: &Connection, sql: &str) -> SResult<()> {
+    prepare(conn, sql)?.raw_execute()?;
+    Ok(())
+}
+
 fn rollback(conn: &Connection, nested: bool) {
-    let sql = if nested { "ROLLBACK TO tfx_store; RELEASE tfx_store" } else { "ROLLBACK" };
     // A failed rollback means SQLite already rolled back (e.g. after SQLITE_FULL).
-    let _ = conn.execute_batch(sql);
+    if nested {
+        let _ = control(conn, "ROLLBACK TO tfx_store");
+        let _ = control(conn, "RELEASE tfx_store");
+    } else if !conn.is_autocommit() {
+        let _ = control(conn, "ROLLBACK");
+    }
 }

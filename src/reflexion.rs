@@ -333,7 +333,7 @@ impl NativeDb {
     pub fn add_reflexion(
         &self,
         env: Env,
-        r#type: JsVal,
+        entry_type: JsVal,
         error_pattern: JsVal,
         error_message: JsVal,
         context: JsVal,
@@ -348,7 +348,7 @@ impl NativeDb {
         updated_at_ms: JsVal,
     ) -> Result<String> {
         let js = Js::new(&env);
-        self.with(&env, |core| {
+        self.with_atomic(&env, |core| {
             let now = now();
             let id = crate::uuid7::next();
             let context_json = PV::Js(context).stringify(&js)?;
@@ -363,7 +363,7 @@ impl NativeDb {
             let text_or_null = |v: Option<Vec<u8>>| v.map(Bound::Text).unwrap_or(Bound::Null);
             let params = [
                 Bound::text(&id),
-                bound_from_js(&r#type)?,
+                bound_from_js(&entry_type)?,
                 bound_from_js(&error_pattern)?,
                 bound_from_js(&error_message)?,
                 text_or_null(context_json),
@@ -456,7 +456,7 @@ impl NativeDb {
     /// updateReflexionHit: count the hit, then recompute the confidence.
     #[napi]
     pub fn update_reflexion_hit(&self, env: Env, id: JsVal, success: JsVal) -> Result<String> {
-        self.with(&env, |core| {
+        self.with_atomic(&env, |core| {
             let now_b = Bound::num(now() as f64);
             let sql = if success.truthy() { HIT_SUCCESS } else { HIT_ONLY };
             exec::run_args(&core.conn, sql, &[Arg::Val(&now_b), Arg::Val(&now_b), Arg::Js(id)])?;
@@ -477,9 +477,9 @@ impl NativeDb {
     /// listReflexion: every row (confidence DESC, updated_at_ms DESC), filtered like the
     /// original's three JS filters.
     #[napi]
-    pub fn list_reflexion(&self, env: Env, r#type: JsVal, min_confidence: JsVal, project_slug: JsVal) -> Result<String> {
+    pub fn list_reflexion(&self, env: Env, entry_type: JsVal, min_confidence: JsVal, project_slug: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let type_units = if r#type.truthy() { Some(if r#type.is_string() { Some(r#type.utf16()) } else { None }) } else { None };
+            let type_units = if entry_type.truthy() { Some(if entry_type.is_string() { Some(entry_type.utf16()) } else { None }) } else { None };
             // Converted on first use: `>=` only coerces it when a row reaches that filter.
             let mut min: Option<MinConf> = None;
             let slug = if project_slug.truthy() { Some(project_slug) } else { None };
@@ -539,7 +539,7 @@ impl NativeDb {
     #[napi]
     pub fn patch_reflexion(&self, env: Env, id: JsVal, patch: JsVal) -> Result<String> {
         let js = Js::new(&env);
-        self.with(&env, |core| {
+        self.with_atomic(&env, |core| {
             let Some(cur) = read_current(&core.conn, GET, id)? else { return Ok("null".to_string()) };
             let now = now();
             // {...patch}: own keys of an object patch override the current values.

@@ -547,7 +547,7 @@ impl NativeDb {
 
     #[napi]
     pub fn compare_and_set_role(&self, env: Env, input: JsVal) -> Result<String> {
-        self.with(&env, |core| compare_and_set(&core.conn, &input))
+        self.with_atomic(&env, |core| compare_and_set(&core.conn, &input))
     }
 
     #[napi]
@@ -631,12 +631,12 @@ impl NativeDb {
     #[napi]
     pub fn upsert_role_candidate(&self, env: Env, input: JsVal) -> Result<String> {
         let raw_env = env.raw();
-        self.with(&env, |core| upsert_candidate(raw_env, &core.conn, &input))
+        self.with_atomic(&env, |core| upsert_candidate(raw_env, &core.conn, &input))
     }
 
     #[napi]
     pub fn update_candidate_reachability(&self, env: Env, input: JsVal) -> Result<String> {
-        self.with(&env, |core| update_reachability(&core.conn, &input))
+        self.with_atomic(&env, |core| update_reachability(&core.conn, &input))
     }
 
     #[napi]
