@@ -38,9 +38,6 @@ impl Bound {
     pub fn num(v: f64) -> Bound {
         Bound::Real(v)
     }
-    pub fn opt_text(s: Option<&str>) -> Bound {
-        s.map(Bound::text).unwrap_or(Bound::Null)
-    }
 }
 
 pub const CANNOT_BIND: &str = "SQLite3 can only bind numbers, strings, bigints, buffers, and null";

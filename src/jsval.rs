@@ -132,7 +132,7 @@ impl JsVal {
     }
 
     /// `Number(x)`: exact JS semantics through V8 (throws for BigInt and Symbol).
-    pub fn to_number(&self) -> SResult<f64> {
+    pub fn to_number(self) -> SResult<f64> {
         if let Some(n) = self.number() {
             return Ok(n);
         }
@@ -153,7 +153,7 @@ impl JsVal {
     }
 
     /// `String(x)` for the values the store coerces (strings, numbers, objects).
-    pub fn to_js_string(&self) -> SResult<Vec<u8>> {
+    pub fn to_js_string(self) -> SResult<Vec<u8>> {
         if self.is_string() {
             return Ok(self.wtf8());
         }

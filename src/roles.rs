@@ -312,7 +312,7 @@ fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &crate::rowj
     let mut stmt = exec::prepare(conn, sql)?;
     let values = crate::bind::bind_args(&stmt, args)?;
     crate::bind::apply(&mut stmt, &values)?;
-    let names: Rc<[String]> = stmt.column_names().into_iter().map(|s| s.to_string()).collect();
+    let names: Rc<[String]> = stmt.column_names().map(|s| s.to_string()).collect();
     let raw = shape.json.is_empty() && !shape.reflexion_type;
     let mut rows = stmt.raw_query();
     let mut out = Vec::new();
