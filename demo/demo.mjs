@@ -28,7 +28,7 @@ if (has('createAssign')) {
 }
 
 if (has('upsertRoleReservation')) {
-  const wire = 'rk2.' + Buffer.from(JSON.stringify({ project_id: 'prj_DemoProjectAlpha0000000', role_kind: 'cto' })).toString('base64url');
+  const wire = 'rk2.' + Buffer.from(JSON.stringify({ project_id: 'prj_DemoProjectAlpha000000', role_kind: 'cto' })).toString('base64url');
   const current = store.getRole(wire);
   const reserved = store.upsertRoleReservation({
     role_key_wire: wire,
