@@ -17,6 +17,7 @@ mod jsval;
 mod rowjson;
 mod schema;
 mod uuid7;
+mod v8json;
 
 mod agents;
 mod messages;

@@ -17,6 +17,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use crate::bind::{bind_all, bound_from_js, Arg, Bound};
+use crate::v8json::Js;
 use crate::db::{now, NativeDb};
 use crate::errors::{SResult, StoreError};
 use crate::exec;
@@ -174,6 +175,16 @@ impl V {
                 V::Str(s)
             }
             V::Js(_) => V::Num(f64::NAN),
+        }
+    }
+
+    /// A stored column value as SQLite handed it out.
+    fn as_value_ref(&self) -> ValueRef<'_> {
+        match self {
+            V::Num(n) => ValueRef::Real(*n),
+            V::Str(s) => ValueRef::Text(s),
+            V::Blob(b) => ValueRef::Blob(b),
+            V::Undef | V::Null | V::Js(_) => ValueRef::Null,
         }
     }
 
@@ -446,61 +457,6 @@ fn bind_run(conn: &Connection, sql: &str, values: &[V]) -> SResult<usize> {
     Ok(stmt.raw_execute()?)
 }
 
-/// Calls the global `JSON[method](arg)`; an exception stays pending.
-fn json_call(env: sys::napi_env, method: &CStr, arg: sys::napi_value) -> SResult<JsVal> {
-    unsafe {
-        let mut global = std::ptr::null_mut();
-        let mut json = std::ptr::null_mut();
-        let mut func = std::ptr::null_mut();
-        let mut out = std::ptr::null_mut();
-        if sys::napi_get_global(env, &mut global) != sys::Status::napi_ok
-            || sys::napi_get_named_property(env, global, c"JSON".as_ptr(), &mut json) != sys::Status::napi_ok
-            || sys::napi_get_named_property(env, json, method.as_ptr(), &mut func) != sys::Status::napi_ok
-            || sys::napi_call_function(env, json, func, 1, &arg, &mut out) != sys::Status::napi_ok
-        {
-            return Err(StoreError::Pending);
-        }
-        Ok(JsVal::from_raw(env, out))
-    }
-}
-
-/// `JSON.stringify(v)` bound as better-sqlite3 would bind the result.
-fn stringify(env: sys::napi_env, v: sys::napi_value) -> SResult<V> {
-    let s = json_call(env, c"stringify", v)?;
-    Ok(V::js(s))
-}
-
-/// `JSON.stringify(parseJson(stored, []))`.
-fn restringify_stored(env: sys::napi_env, stored: &V) -> SResult<V> {
-    let arg = unsafe {
-        let mut raw = std::ptr::null_mut();
-        match stored {
-            V::Undef | V::Null => return Ok(V::text("[]")),
-            V::Str(s) if s.as_slice() == b"[]" => return Ok(V::text("[]")),
-            V::Str(s) | V::Blob(s) => {
-                let text = String::from_utf8_lossy(s);
-                sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut raw);
-            }
-            V::Num(n) => {
-                sys::napi_create_double(env, *n, &mut raw);
-            }
-            V::Js(v) => raw = v.raw(),
-        }
-        raw
-    };
-    match json_call(env, c"parse", arg) {
-        Ok(parsed) => stringify(env, parsed.raw()),
-        Err(_) => {
-            // parseJson swallowed the SyntaxError and returned the fallback.
-            unsafe {
-                let mut exc = std::ptr::null_mut();
-                sys::napi_get_and_clear_last_exception(env, &mut exc);
-            }
-            Ok(V::text("[]"))
-        }
-    }
-}
-
 /// `a <= b` for a column value and a caller's value (JS abstract relational comparison).
 fn js_le(a: &V, b: &JsVal) -> SResult<bool> {
     if let (V::Str(x), true) = (a, b.is_string()) {
@@ -630,8 +586,8 @@ impl NativeDb {
 
     #[napi]
     pub fn upsert_role_candidate(&self, env: Env, input: JsVal) -> Result<String> {
-        let raw_env = env.raw();
-        self.with_atomic(&env, |core| upsert_candidate(raw_env, &core.conn, &input))
+        let js = Js::new(&env);
+        self.with_atomic(&env, |core| upsert_candidate(&js, &core.conn, &input))
     }
 
     #[napi]
@@ -906,7 +862,7 @@ fn compare_and_set(conn: &Connection, input: &JsVal) -> SResult<String> {
     Ok(result(true, None, fresh.as_ref()))
 }
 
-fn upsert_candidate(env: sys::napi_env, conn: &Connection, input: &JsVal) -> SResult<String> {
+fn upsert_candidate(js: &Js, conn: &Connection, input: &JsVal) -> SResult<String> {
     let identity = role_identity(input)?;
     let wire = Bound::Text(identity.wire.wtf8());
     let agent = input.get(c"agent_id")?;
@@ -918,9 +874,11 @@ fn upsert_candidate(env: sys::napi_env, conn: &Connection, input: &JsVal) -> SRe
     let priority = nn(g(c"priority")?, || nn(cur("priority"), || Ok(V::Num(0.0))))?;
     let locators_in = input.get(c"transport_locators")?;
     let locators = if locators_in.is_nullish() {
-        restringify_stored(env, &cur("transport_locators_json"))?
+        // JSON.stringify(parseJson(stored, [])): a stored 'null' writes "null".
+        let text = js.reparse(cur("transport_locators_json").as_value_ref(), "[]")?;
+        V::Str(text.unwrap_or_else(|| b"null".to_vec()))
     } else {
-        stringify(env, locators_in.raw())?
+        js.stringify(locators_in.raw())?.map(V::Str).unwrap_or(V::Undef)
     };
     let failures = nn(g(c"consecutive_probe_failures")?, || nn(cur("consecutive_probe_failures"), || Ok(V::Num(0.0))))?;
     let kept = |key: &CStr, name: &str| -> SResult<V> {
