@@ -6,24 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { spawnSync } from 'node:child_process';
 import { createStore } from '../index.mjs';
+import { sqlInChild } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 
-// A second connection in a child process: better-sqlite3 bundles its own SQLite, and
-// two SQLite copies in one process break each other's POSIX locks on close.
-function sqlInChild(dbPath, sql, params) {
-  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-const db = new D(process.argv[1]);
-const st = db.prepare(process.argv[2]);
-const out = st.reader ? st.get(...JSON.parse(process.argv[3])) : st.run(...JSON.parse(process.argv[3]));
-db.close();
-process.stdout.write(JSON.stringify(out ?? null));`;
-  const r = spawnSync(process.execPath, ['-e', script, dbPath, sql, JSON.stringify(params)], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return JSON.parse(r.stdout);
-}
 
 function fresh(t) {
   const dir = mkdtempSync(join(tmpdir(), 'tfx-assign-'));

@@ -1,6 +1,8 @@
 // Shared test helpers: fresh temp directories and fixture copies, all inside the repo's
 // own files (tests never reach outside the repository).
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,4 +50,20 @@ export function thrown(fn) {
 export function nextMs() {
   const start = Date.now();
   while (Date.now() === start) {}
+}
+
+const require = createRequire(import.meta.url);
+
+// A second connection in a child process: better-sqlite3 bundles its own SQLite, and
+// two SQLite copies in one process break each other's POSIX locks on close.
+export function sqlInChild(dbPath, sql, params) {
+  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+const db = new D(process.argv[1]);
+const st = db.prepare(process.argv[2]);
+const out = st.reader ? st.get(...JSON.parse(process.argv[3])) : st.run(...JSON.parse(process.argv[3]));
+db.close();
+process.stdout.write(JSON.stringify(out ?? null));`;
+  const r = spawnSync(process.execPath, ['-e', script, dbPath, sql, JSON.stringify(params)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout);
 }
