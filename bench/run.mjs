@@ -395,7 +395,7 @@ function runCase(c, createStore, dir, opts) {
         quiet = false;
       }
     }
-    if (framesPerCall > 0) row.wal = quiet ? 'quiet' : 'natural';
+    if (framesPerCall > 0 && addonOp) row.wal = quiet ? 'quiet' : 'natural';
     // Slices of a writing method stay under ~QUIET_FRAMES WAL frames in both modes: in
     // "natural" mode a slice pair then holds at most one automatic checkpoint, and the
     // median over slice pairs (below) sets that pair aside.
