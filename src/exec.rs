@@ -69,7 +69,8 @@ pub fn all_json_args(out: &mut JsonOut, conn: &Connection, sql: &str, args: &[Ar
     all_rows(out, stmt, shape)
 }
 
-fn all_rows(out: &mut JsonOut, mut stmt: CachedStatement<'_>, shape: &RowShape) -> SResult<usize> {
+/// Writes every row of a bound statement as a JSON array; returns the row count.
+pub fn all_rows(out: &mut JsonOut, mut stmt: CachedStatement<'_>, shape: &RowShape) -> SResult<usize> {
     let mut rows = stmt.raw_query();
     let mut n = 0;
     out.buf.push('[');

@@ -110,6 +110,26 @@ fn db_error(db: *mut ffi::sqlite3) -> StoreError {
     }
 }
 
+/// Steps `h` to the end, writing every row in `mode` as one JSON array, then resets it.
+unsafe fn all_rows_json(db: *mut ffi::sqlite3, h: *mut ffi::sqlite3_stmt, mode: u32) -> SResult<String> {
+    let mut out = JsonOut::new();
+    out.buf.push('[');
+    let mut first = true;
+    while ffi::sqlite3_step(h) == ffi::SQLITE_ROW {
+        if !first {
+            out.buf.push(',');
+        }
+        first = false;
+        write_row(&mut out, h, mode);
+    }
+    out.buf.push(']');
+    if ffi::sqlite3_reset(h) == ffi::SQLITE_OK {
+        Ok(out.finish())
+    } else {
+        Err(db_error(db))
+    }
+}
+
 fn no_iterators(core: &Core) -> SResult<()> {
     if core.facade.iterators > 0 {
         return Err(StoreError::type_error(BUSY));
@@ -417,22 +437,7 @@ fn all_stmt(core: &mut Core, id: u32, mode: u32, params: &JsVal) -> SResult<Stri
     start(stmt, params)?;
     let h = stmt.handle;
     let result = unsafe {
-        let mut out = JsonOut::new();
-        out.buf.push('[');
-        let mut n = 0usize;
-        while ffi::sqlite3_step(h) == ffi::SQLITE_ROW {
-            if n > 0 {
-                out.buf.push(',');
-            }
-            write_row(&mut out, h, mode);
-            n += 1;
-        }
-        out.buf.push(']');
-        if ffi::sqlite3_reset(h) == ffi::SQLITE_OK {
-            Ok(out.finish())
-        } else {
-            Err(db_error(db))
-        }
+        all_rows_json(db, h, mode)
     };
     finish(stmt);
     result
@@ -785,22 +790,7 @@ impl NativeDb {
                         }
                     }
                 } else {
-                    let mut out = JsonOut::new();
-                    out.buf.push('[');
-                    let mut n = 0;
-                    while ffi::sqlite3_step(h) == ffi::SQLITE_ROW {
-                        if n > 0 {
-                            out.buf.push(',');
-                        }
-                        write_row(&mut out, h, FLAT);
-                        n += 1;
-                    }
-                    out.buf.push(']');
-                    if ffi::sqlite3_reset(h) == ffi::SQLITE_OK {
-                        Ok(out.finish())
-                    } else {
-                        Err(db_error(db))
-                    }
+                    all_rows_json(db, h, FLAT)
                 }
             }
         })

@@ -162,18 +162,7 @@ fn find_rows(out: &mut JsonOut, conn: &rusqlite::Connection, sql: &str, args: &[
     for (i, p) in paths.iter().enumerate() {
         stmt.raw_bind_parameter(2 + paths.len() + i, p)?;
     }
-    let mut rows = stmt.raw_query();
-    let mut n = 0;
-    out.buf.push('[');
-    while let Some(row) = rows.next()? {
-        if n > 0 {
-            out.buf.push(',');
-        }
-        write_row(out, row, &REFLEXION)?;
-        n += 1;
-    }
-    out.buf.push(']');
-    Ok(n)
+    exec::all_rows(out, stmt, &REFLEXION)
 }
 
 /// `a >= b` with JS semantics, for a stored confidence and the caller's minConfidence.
