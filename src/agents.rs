@@ -95,9 +95,7 @@ impl NativeDb {
     #[napi]
     pub fn get_agent(&self, env: Env, id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::get_json_args(&mut out, &core.conn, GET_AGENT, &[Arg::Js(id)], &AGENT)?;
-            Ok(out.finish())
+            exec::row_text(&core.conn, GET_AGENT, &[Arg::Js(id)], &AGENT)
         })
     }
 
@@ -146,33 +144,24 @@ impl NativeDb {
     #[napi]
     pub fn list_online_agents(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::all_json(&mut out, &core.conn, "SELECT * FROM agents WHERE status != 'offline'", &[], &AGENT)?;
-            Ok(out.finish())
+            exec::rows_text(&core.conn, "SELECT * FROM agents WHERE status != 'offline'", &[], &AGENT)
         })
     }
 
     #[napi]
     pub fn list_all_agents(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::all_json(&mut out, &core.conn, "SELECT * FROM agents", &[], &AGENT)?;
-            Ok(out.finish())
+            exec::rows_text(&core.conn, "SELECT * FROM agents", &[], &AGENT)
         })
     }
 
     #[napi]
     pub fn get_agents_by_topic(&self, env: Env, topic: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::all_json_args(
-                &mut out,
-                &core.conn,
+            exec::rows_text(&core.conn,
                 crate::messages::AGENTS_BY_TOPIC,
                 &[Arg::Js(topic)],
-                &AGENT,
-            )?;
-            Ok(out.finish())
+                &AGENT)
         })
     }
 

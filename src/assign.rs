@@ -642,9 +642,7 @@ impl NativeDb {
     #[napi]
     pub fn get_assign(&self, env: Env, job_id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::get_json_args(&mut out, &core.conn, GET_ASSIGN, &[Arg::Js(job_id)], &ASSIGN)?;
-            Ok(out.finish())
+            exec::row_text(&core.conn, GET_ASSIGN, &[Arg::Js(job_id)], &ASSIGN)
         })
     }
 
@@ -754,9 +752,7 @@ impl NativeDb {
             values.push(Arg::Val(&lim_b));
             let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
             let sql = format!("SELECT * FROM assign_jobs {where_sql} ORDER BY updated_at_ms DESC LIMIT ?");
-            let mut out = JsonOut::new();
-            exec::all_json_args(&mut out, &core.conn, &sql, &values, &ASSIGN)?;
-            Ok(out.finish())
+            exec::rows_text(&core.conn, &sql, &values, &ASSIGN)
         })
     }
 }

@@ -98,6 +98,19 @@ pub trait ParamInfo {
     fn parameter_name(&self, index: usize) -> Option<&str>;
 }
 
+/// A statement shape of `n` anonymous `?` parameters (for statements whose first
+/// parameters take the caller's values positionally and the rest store-computed ones).
+pub struct Anonymous(pub usize);
+
+impl ParamInfo for Anonymous {
+    fn parameter_count(&self) -> usize {
+        self.0
+    }
+    fn parameter_name(&self, _index: usize) -> Option<&str> {
+        None
+    }
+}
+
 struct RusqliteParams<'a, 'c>(&'a Statement<'c>);
 
 impl ParamInfo for RusqliteParams<'_, '_> {

@@ -85,6 +85,34 @@ pub fn all_rows(out: &mut JsonOut, mut stmt: CachedStatement<'_>, shape: &RowSha
     Ok(n)
 }
 
+/// The first row of a query as JSON text (`null` when there is none).
+pub fn row_text(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<String> {
+    let mut out = JsonOut::new();
+    get_json_args(&mut out, conn, sql, args, shape)?;
+    Ok(out.finish())
+}
+
+/// All rows of a query as a JSON array text.
+pub fn rows_text(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<String> {
+    let mut out = JsonOut::new();
+    all_json_args(&mut out, conn, sql, args, shape)?;
+    Ok(out.finish())
+}
+
+/// How many rows a query yields, without shaping them (errors raised while stepping,
+/// such as malformed JSON in `json_each`, still surface).
+pub fn row_count(conn: &Connection, sql: &str, args: &[Arg<'_>]) -> SResult<usize> {
+    let mut stmt = prepare(conn, sql)?;
+    let values = bind_args(&stmt, args)?;
+    apply(&mut stmt, &values)?;
+    let mut rows = stmt.raw_query();
+    let mut n = 0;
+    while rows.next()?.is_some() {
+        n += 1;
+    }
+    Ok(n)
+}
+
 /// A single integer (COUNT(*) and friends).
 pub fn count(conn: &Connection, sql: &str, params: &[Bound]) -> SResult<i64> {
     let mut stmt = prepare(conn, sql)?;
@@ -94,13 +122,6 @@ pub fn count(conn: &Connection, sql: &str, params: &[Bound]) -> SResult<i64> {
         Some(row) => Ok(row.get::<_, Option<i64>>(0)?.unwrap_or(0)),
         None => Ok(0),
     }
-}
-
-/// Single JSON text of one row, or "null".
-pub fn one(conn: &Connection, sql: &str, params: &[Bound], shape: &RowShape) -> SResult<String> {
-    let mut out = JsonOut::new();
-    get_json(&mut out, conn, sql, params, shape)?;
-    Ok(out.finish())
 }
 
 /// Runs `f` inside a transaction of the given kind ("DEFERRED" or "IMMEDIATE"), or in

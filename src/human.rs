@@ -6,20 +6,12 @@ use napi_derive::napi;
 use crate::bind::{bound_from_js, Arg, Bound};
 use crate::db::{now, NativeDb};
 use crate::exec;
-use crate::jscalc::add_to_now;
+use crate::jscalc::{add_to_now, or_new_id};
 use crate::jsval::JsVal;
 use crate::rowjson::{JsonOut, HUMAN_REQUEST};
 
 const INSERT_HUMAN_REQUEST: &str = "INSERT INTO human_requests (request_id, requester_agent, kind, prompt, schema_json, state, deadline_ms, default_action, correlation_id, trace_id, response_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
-
-fn id_or_new(v: &JsVal) -> crate::errors::SResult<Bound> {
-    if v.truthy() {
-        bound_from_js(v)
-    } else {
-        Ok(Bound::text(&crate::uuid7::next()))
-    }
-}
 
 #[napi]
 impl NativeDb {
@@ -50,8 +42,8 @@ impl NativeDb {
                 Bound::text("pending"),
                 deadline.bound(),
                 bound_from_js(&default_action)?,
-                id_or_new(&correlation_id)?,
-                id_or_new(&trace_id)?,
+                or_new_id(&correlation_id)?.0,
+                or_new_id(&trace_id)?.0,
                 Bound::Null,
             ];
             exec::run(&core.conn, INSERT_HUMAN_REQUEST, &params)?;
@@ -68,9 +60,7 @@ impl NativeDb {
     #[napi]
     pub fn get_human_request(&self, env: Env, id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::get_json_args(&mut out, &core.conn, "SELECT * FROM human_requests WHERE request_id=?", &[Arg::Js(id)], &HUMAN_REQUEST)?;
-            Ok(out.finish())
+            exec::row_text(&core.conn, "SELECT * FROM human_requests WHERE request_id=?", &[Arg::Js(id)], &HUMAN_REQUEST)
         })
     }
 
@@ -91,9 +81,7 @@ impl NativeDb {
     #[napi]
     pub fn get_pending_human_requests(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::all_json(&mut out, &core.conn, "SELECT * FROM human_requests WHERE state='pending'", &[], &HUMAN_REQUEST)?;
-            Ok(out.finish())
+            exec::rows_text(&core.conn, "SELECT * FROM human_requests WHERE state='pending'", &[], &HUMAN_REQUEST)
         })
     }
 

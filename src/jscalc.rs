@@ -65,6 +65,17 @@ impl Sum {
     }
 }
 
+/// `x || uuidv7()` for trace and correlation ids: the caller's value when truthy, else a
+/// fresh id (also returned, so callers can report it).
+pub fn or_new_id(v: &JsVal) -> SResult<(Bound, Option<String>)> {
+    if v.truthy() {
+        Ok((crate::bind::bound_from_js(v)?, None))
+    } else {
+        let id = crate::uuid7::next();
+        Ok((Bound::text(&id), Some(id)))
+    }
+}
+
 /// `clampMaxMessages` / `clampPriority` / `clampDurationMs`: `Number(v)`, non-finite
 /// gives the fallback, else truncate and clamp to [min, max].
 pub fn clamp_number(v: &JsVal, fallback: f64, min: f64, max: f64) -> SResult<f64> {

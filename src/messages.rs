@@ -9,9 +9,9 @@ use crate::agents::GET_AGENT;
 use crate::bind::{bound_from_js, Arg, Bound};
 use crate::db::{now, NativeDb};
 use crate::exec;
-use crate::jscalc::{add_to_now, clamp_number};
+use crate::jscalc::{add_to_now, clamp_number, or_new_id};
 use crate::jsval::JsVal;
-use crate::rowjson::{is_valid_json, JsonOut, AGENT, MESSAGE, RAW};
+use crate::rowjson::{is_valid_json, JsonOut, MESSAGE, RAW};
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
@@ -25,16 +25,6 @@ const RECENT_FOR_AGENT_WITH_TOPICS: &str = "SELECT * FROM messages WHERE to_agen
  ORDER BY created_at_ms DESC LIMIT ?";
 pub const AGENTS_BY_TOPIC: &str =
     "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'";
-
-/// A trace/correlation id: the caller's when truthy, else a fresh uuid (`x || uuidv7()`).
-fn id_or_new(v: &JsVal) -> crate::errors::SResult<(Bound, Option<String>)> {
-    if v.truthy() {
-        Ok((bound_from_js(v)?, None))
-    } else {
-        let id = crate::uuid7::next();
-        Ok((Bound::text(&id), Some(id)))
-    }
-}
 
 #[napi]
 impl NativeDb {
@@ -61,8 +51,8 @@ impl NativeDb {
             let id = crate::uuid7::next();
             let now = now();
             let expires = add_to_now(now, &ttl_ms)?;
-            let (correlation, new_correlation) = id_or_new(&correlation_id)?;
-            let (trace, new_trace) = id_or_new(&trace_id)?;
+            let (correlation, new_correlation) = or_new_id(&correlation_id)?;
+            let (trace, new_trace) = or_new_id(&trace_id)?;
             let params = [
                 Bound::text(&id),
                 bound_from_js(&msg_type)?,
@@ -102,39 +92,27 @@ impl NativeDb {
     #[napi]
     pub fn get_message(&self, env: Env, id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::get_json_args(&mut out, &core.conn, GET_MESSAGE, &[Arg::Js(id)], &MESSAGE)?;
-            Ok(out.finish())
+            exec::row_text(&core.conn, GET_MESSAGE, &[Arg::Js(id)], &MESSAGE)
         })
     }
 
     #[napi]
     pub fn get_response_by_correlation(&self, env: Env, correlation_id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::get_json_args(
-                &mut out,
-                &core.conn,
+            exec::row_text(&core.conn,
                 "SELECT * FROM messages WHERE correlation_id=? AND type='response' ORDER BY created_at_ms DESC LIMIT 1",
                 &[Arg::Js(correlation_id)],
-                &MESSAGE,
-            )?;
-            Ok(out.finish())
+                &MESSAGE)
         })
     }
 
     #[napi]
     pub fn get_messages_by_trace(&self, env: Env, trace_id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::all_json_args(
-                &mut out,
-                &core.conn,
+            exec::rows_text(&core.conn,
                 "SELECT * FROM messages WHERE trace_id=? ORDER BY created_at_ms",
                 &[Arg::Js(trace_id)],
-                &MESSAGE,
-            )?;
-            Ok(out.finish())
+                &MESSAGE)
         })
     }
 
@@ -155,18 +133,15 @@ impl NativeDb {
             } else {
                 Some(bound_from_js(&topics_json)?)
             };
-            let mut out = JsonOut::new();
             match topics {
-                Some(t) => exec::all_json_args(
-                    &mut out,
+                Some(t) => exec::rows_text(
                     &core.conn,
                     RECENT_FOR_AGENT_WITH_TOPICS,
                     &[Arg::Js(agent_id), Arg::Val(&t), Arg::Val(&limit)],
                     &MESSAGE,
-                )?,
-                None => exec::all_json_args(&mut out, &core.conn, RECENT_FOR_AGENT, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE)?,
-            };
-            Ok(out.finish())
+                ),
+                None => exec::rows_text(&core.conn, RECENT_FOR_AGENT, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE),
+            }
         })
     }
 
@@ -174,8 +149,7 @@ impl NativeDb {
     #[napi]
     pub fn deliver_to_agent(&self, env: Env, message_id: JsVal, agent_id: JsVal) -> Result<bool> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            let found = exec::get_json_args(&mut out, &core.conn, GET_MESSAGE, &[Arg::Js(message_id)], &MESSAGE)?;
+            let found = exec::row_count(&core.conn, GET_MESSAGE, &[Arg::Js(message_id)])? > 0;
             Ok(found && agent_id.truthy())
         })
     }
@@ -184,8 +158,7 @@ impl NativeDb {
     #[napi]
     pub fn deliver_to_topic(&self, env: Env, topic: JsVal) -> Result<u32> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            Ok(exec::all_json_args(&mut out, &core.conn, AGENTS_BY_TOPIC, &[Arg::Js(topic)], &AGENT)? as u32)
+            Ok(exec::row_count(&core.conn, AGENTS_BY_TOPIC, &[Arg::Js(topic)])? as u32)
         })
     }
 
@@ -211,15 +184,10 @@ impl NativeDb {
     #[napi]
     pub fn get_dead_letters(&self, env: Env, limit: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::all_json_args(
-                &mut out,
-                &core.conn,
+            exec::rows_text(&core.conn,
                 "SELECT * FROM dead_letters ORDER BY failed_at_ms DESC LIMIT ?",
                 &[Arg::Js(limit)],
-                &RAW,
-            )?;
-            Ok(out.finish())
+                &RAW)
         })
     }
 }

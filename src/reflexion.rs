@@ -17,7 +17,7 @@ use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
 use crate::assign::{col_number, js_number, read_current, str_to_number, Cur, Js, PV};
-use crate::bind::{apply, bind_args, bound_from_js, Arg, Bound};
+use crate::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Bound};
 use crate::db::{now, NativeDb};
 use crate::errors::{SResult, StoreError};
 use crate::exec;
@@ -58,9 +58,7 @@ pub fn clamp01(x: f64) -> f64 {
 }
 
 fn get_row(conn: &rusqlite::Connection, id: Arg<'_>) -> SResult<String> {
-    let mut out = JsonOut::new();
-    exec::get_json_args(&mut out, conn, GET, &[id], &REFLEXION)?;
-    Ok(out.finish())
+    exec::row_text(conn, GET, &[id], &REFLEXION)
 }
 
 /// Own enumerable string keys (`Object.keys`), with ToObject's error for null/undefined.
@@ -154,10 +152,7 @@ fn find_rows(out: &mut JsonOut, conn: &rusqlite::Connection, sql: &str, args: &[
     let mut stmt = exec::prepare(conn, sql)?;
     // The caller's values are bound with positional rules against ?1..?n; the paths
     // take the following indexes.
-    let probe_sql = format!("SELECT {}", vec!["?"; 1 + paths.len()].join(","));
-    let probe = exec::prepare(conn, &probe_sql)?;
-    let values = bind_args(&probe, args)?;
-    drop(probe);
+    let values = bind_args_with(&Anonymous(1 + paths.len()), args)?;
     apply(&mut stmt, &values)?;
     for (i, p) in paths.iter().enumerate() {
         stmt.raw_bind_parameter(2 + paths.len() + i, p)?;
@@ -367,7 +362,7 @@ impl NativeDb {
                 or_now(&updated_at_ms)?,
             ];
             exec::run(&core.conn, INSERT, &params)?;
-            exec::one(&core.conn, GET, &[Bound::text(&id)], &REFLEXION)
+            exec::row_text(&core.conn, GET, &[Arg::Val(&Bound::text(&id))], &REFLEXION)
         })
     }
 
