@@ -11,7 +11,7 @@ use napi::sys;
 use napi_derive::napi;
 use rusqlite::types::{Value, ValueRef};
 
-use crate::bind::{apply, bind_all, bind_args, bound_from_js, Arg, Bound};
+use crate::bind::{apply, bind_all, bind_args, bound_from_js, col_bound, Arg, Bound};
 use crate::db::{now, NativeDb};
 use crate::errors::SResult;
 use crate::exec;
@@ -131,17 +131,6 @@ impl PV {
             PV::Col(Value::Blob(_)) => Ok(Some(b"{\"type\":\"Buffer\"}".to_vec())),
             PV::Text(t) => js.stringify(js.string(&String::from_utf8_lossy(t))),
         }
-    }
-}
-
-/// A column value rebound from JS: numbers (INTEGER included) bind as REAL.
-pub(crate) fn col_bound(v: ValueRef<'_>) -> Bound {
-    match v {
-        ValueRef::Null => Bound::Null,
-        ValueRef::Integer(i) => Bound::num(i as f64),
-        ValueRef::Real(f) => Bound::num(f),
-        ValueRef::Text(t) => Bound::Text(String::from_utf8_lossy(t).into_owned().into_bytes()),
-        ValueRef::Blob(b) => Bound::Blob(b.to_vec()),
     }
 }
 

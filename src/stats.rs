@@ -3,7 +3,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::bind::Bound;
+use crate::bind::{col_bound, Bound};
 use crate::db::{now, NativeDb};
 use crate::errors::SResult;
 use crate::exec;
@@ -40,14 +40,9 @@ impl NativeDb {
                     crate::bind::bind_all(&mut stmt, std::slice::from_ref(&now_b))?;
                     let mut rows = stmt.raw_query();
                     let mut ids = Vec::new();
+                    // The original looped over the ids in JS and bound them again.
                     while let Some(row) = rows.next()? {
-                        ids.push(match row.get_ref(0)? {
-                            rusqlite::types::ValueRef::Null => Bound::Null,
-                            rusqlite::types::ValueRef::Integer(i) => Bound::Int(i),
-                            rusqlite::types::ValueRef::Real(f) => Bound::Real(f),
-                            rusqlite::types::ValueRef::Text(t) => Bound::Text(t.to_vec()),
-                            rusqlite::types::ValueRef::Blob(b) => Bound::Blob(b.to_vec()),
-                        });
+                        ids.push(col_bound(row.get_ref(0)?));
                     }
                     ids
                 };
