@@ -315,7 +315,7 @@ impl Row {
             }
         }
         out.raw("}");
-        std::borrow::Cow::Owned(out.finish_inner())
+        std::borrow::Cow::Owned(out.finish())
     }
 }
 
@@ -337,7 +337,7 @@ fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &crate::rowj
         } else {
             let mut json = JsonOut::new();
             write_row(&mut json, row, shape)?;
-            Some(json.finish_inner())
+            Some(json.finish())
         };
         out.push(Row { names: names.clone(), values, shaped_json });
         if limit_one {
@@ -347,60 +347,11 @@ fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &crate::rowj
     Ok(out)
 }
 
-trait FinishInner {
-    fn finish_inner(self) -> String;
-}
-
-impl FinishInner for JsonOut {
-    /// The text without the reviver prefix (rows are embedded in a bigger document;
-    /// the prefix is added once by the caller when needed).
-    fn finish_inner(self) -> String {
-        if self.needs_reviver {
-            let mut s = String::from("\u{1}");
-            s.push_str(&self.buf);
-            s
-        } else {
-            self.buf
-        }
-    }
-}
-
-/// Builds one JSON document from pieces, some of which may carry the reviver prefix.
-struct Doc {
-    buf: String,
-    reviver: bool,
-}
-
-impl Doc {
-    fn new() -> Doc {
-        Doc { buf: String::with_capacity(1024), reviver: false }
-    }
-    fn raw(&mut self, s: &str) {
-        self.buf.push_str(s);
-    }
-    fn piece(&mut self, s: &str) {
-        if let Some(rest) = s.strip_prefix('\u{1}') {
-            self.reviver = true;
-            self.buf.push_str(rest);
-        } else {
-            self.buf.push_str(s);
-        }
-    }
-    fn opt_row(&mut self, row: Option<&Row>) {
-        match row {
-            Some(r) => self.piece(&r.json()),
-            None => self.raw("null"),
-        }
-    }
-    fn finish(self) -> String {
-        if self.reviver {
-            let mut s = String::with_capacity(self.buf.len() + 1);
-            s.push('\u{1}');
-            s.push_str(&self.buf);
-            s
-        } else {
-            self.buf
-        }
+/// A role row, or `null`, spliced into a bigger document.
+fn opt_row(d: &mut JsonOut, row: Option<&Row>) {
+    match row {
+        Some(r) => d.piece(&r.json()),
+        None => d.null(),
     }
 }
 
@@ -409,7 +360,7 @@ fn get_role_row(conn: &Connection, wire: &Bound) -> SResult<Option<Row>> {
 }
 
 fn result(ok: bool, reason: Option<&str>, role: Option<&Row>) -> String {
-    let mut d = Doc::new();
+    let mut d = JsonOut::new();
     d.raw(if ok { "{\"ok\":true" } else { "{\"ok\":false" });
     if let Some(r) = reason {
         d.raw(",\"reason\":\"");
@@ -417,7 +368,7 @@ fn result(ok: bool, reason: Option<&str>, role: Option<&Row>) -> String {
         d.raw("\"");
     }
     d.raw(",\"role\":");
-    d.opt_row(role);
+    opt_row(&mut d, role);
     d.raw("}");
     d.finish()
 }
@@ -930,9 +881,9 @@ fn update_reachability(conn: &Connection, input: &JsVal) -> SResult<String> {
         &[failures, excluded, last_probe, last_code, updated, V::Str(identity.wire.wtf8()), V::js(agent)],
     )?;
     let fresh = read_rows(conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE, true)?.pop();
-    let mut d = Doc::new();
+    let mut d = JsonOut::new();
     d.raw("{\"ok\":true,\"candidate\":");
-    d.opt_row(fresh.as_ref());
+    opt_row(&mut d, fresh.as_ref());
     d.raw("}");
     Ok(d.finish())
 }
@@ -962,7 +913,7 @@ fn recover(conn: &Connection, now_ms: &JsVal) -> SResult<String> {
     }
 
     let roles = read_rows(conn, LIST_ROLES, &[], &RAW, false)?;
-    let mut d = Doc::new();
+    let mut d = JsonOut::new();
     d.raw("{\"roles\":[");
     for (i, r) in roles.iter().enumerate() {
         if i > 0 {

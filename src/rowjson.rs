@@ -38,6 +38,18 @@ impl JsonOut {
         }
     }
 
+    /// Splices another document written by a JsonOut (its reviver prefix, if any,
+    /// moves to this document).
+    pub fn piece(&mut self, s: &str) {
+        match s.strip_prefix('\u{1}') {
+            Some(rest) => {
+                self.needs_reviver = true;
+                self.buf.push_str(rest);
+            }
+            None => self.buf.push_str(s),
+        }
+    }
+
     pub fn raw(&mut self, s: &str) {
         self.buf.push_str(s);
     }
