@@ -504,9 +504,9 @@ test('backup: a verified copy with the same rows; plain progress lines when not 
   assert.match(r.stderr, /^backup: 100% \((\d+) of \1 pages\)$/m);
   assert.doesNotMatch(r.stderr, /\r/);
   assert.match(r.stdout, /^quick_check +ok$/m);
+  assert.ok(!existsSync(`${out}-wal`) && !existsSync(`${out}-shm`), 'the copy is one file');
   assert.deepEqual(tableCounts(out), tableCounts(db));
   assert.equal(sha256(db), before, 'the source is not changed');
-  assert.ok(!existsSync(`${out}-wal`) && !existsSync(`${out}-shm`), 'the copy is one file');
   // The copy is clean by the command's own check.
   assert.equal((await cli(['check', out])).status, 0);
 

@@ -154,7 +154,14 @@ export async function run({ args, options, io }) {
     pairs([
       ['copy', `${out} (${result.mode === 'vacuum' ? 'VACUUM INTO' : 'online backup'})`],
       ['size', `${int(result.pages)} pages, ${bytes(result.bytes)}`],
-      ['time', `${duration(result.elapsed_ms)}${result.mode === 'backup' ? `, ${steps} steps, ${restarts} restart${restarts === 1 ? '' : 's'} (the source changed meanwhile)` : ''}`],
+      [
+        'time',
+        `${duration(result.elapsed_ms)}${
+          result.mode === 'backup'
+            ? `, ${steps} step${steps === 1 ? '' : 's'}${restarts > 0 ? `, restarted ${restarts} time${restarts === 1 ? '' : 's'} (the hub wrote meanwhile)` : ''}`
+            : ''
+        }`,
+      ],
       ['quick_check', ok ? 'ok' : copy.quick_check.join('; ')],
       ['rows', Object.entries(copy.tables).map(([t, n]) => `${t} ${int(n)}`).join(', ')],
     ]),
