@@ -633,6 +633,18 @@ test('usage errors: unknown command or option, missing argument, bad number', as
   assert.equal(version.stdout.trim(), `triflux-native-store ${JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version}`);
 });
 
+test('a reader that closes the pipe early (| head) ends the command quietly', async (t) => {
+  const db = fixtureCopy(t, 'hub-v6.db');
+  await startWriter(t, db, { total: 3000, perTx: 1000, pauseMs: 0 }).done;
+  const child = spawn(process.execPath, [BIN, 'tail', db, '--once', '-n', '3000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  child.stdout.once('data', () => child.stdout.destroy());
+  const status = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(stderr, '');
+  assert.equal(status, 0);
+});
+
 test('a copied fixture stays byte-identical through every read-only subcommand', async (t) => {
   const db = fixtureCopy(t, 'hub-v6.db');
   const before = sha256(db);
