@@ -56,19 +56,26 @@ function createStore(dbPath, options = {}) {
     },
 
     // --- agents ---
+    // `now + x` stays JS's own `+` (ToPrimitive, string concatenation, BigInt errors),
+    // evaluated where the original did, before its JSON.stringify calls.
     registerAgent({ agent_id, cli, pid, capabilities = [], topics = [], heartbeat_ttl_ms = 30000, metadata = {} }) {
+      const now = Date.now();
+      const leaseExpires = now + heartbeat_ttl_ms;
       const out = decode(
-        n.registerAgent(agent_id, cli, pid, heartbeat_ttl_ms, JSON.stringify(capabilities), JSON.stringify(topics), JSON.stringify(metadata)),
+        n.registerAgent(agent_id, cli, pid, now, leaseExpires, JSON.stringify(capabilities), JSON.stringify(topics), JSON.stringify(metadata)),
       );
       out.agent_id = agent_id;
+      out.lease_expires_ms = leaseExpires;
       return out;
     },
     getAgent(id) {
       return decode(n.getAgent(id));
     },
     refreshLease(agentId, ttlMs = 30000) {
-      const out = decode(n.refreshLease(agentId, ttlMs));
+      const now = Date.now();
+      const out = decode(n.refreshLease(agentId, now, now + ttlMs));
       out.agent_id = agentId;
+      out.lease_expires_ms = now + ttlMs; // computed twice, as the original does
       return out;
     },
     updateAgentTopics(agentId, topics = []) {
@@ -92,9 +99,11 @@ function createStore(dbPath, options = {}) {
 
     // --- messages, human requests, dead letters, stats ---
     auditLog({ type, from, to, topic, priority = 5, ttl_ms = 300000, payload = {}, trace_id, correlation_id, status = 'queued', role_key_wire = null }) {
+      const created_at_ms = Date.now();
+      const expires_at_ms = created_at_ms + ttl_ms;
       const payload_json = JSON.stringify(payload);
-      const [id, created_at_ms, expires_at_ms, newCorrelation, newTrace] = decode(
-        n.auditLog(type, from, to, topic, priority, ttl_ms, payload_json, trace_id, correlation_id, status, role_key_wire),
+      const [id, newCorrelation, newTrace] = decode(
+        n.auditLog(type, from, to, topic, priority, ttl_ms, created_at_ms, expires_at_ms, payload_json, trace_id, correlation_id, status, role_key_wire),
       );
       return {
         id,
@@ -146,9 +155,13 @@ function createStore(dbPath, options = {}) {
       return 0;
     },
     insertHumanRequest({ requester_agent, kind, prompt, requested_schema = {}, deadline_ms, default_action, correlation_id, trace_id }) {
-      return decode(
-        n.insertHumanRequest(requester_agent, kind, prompt, JSON.stringify(requested_schema), deadline_ms, default_action, correlation_id, trace_id),
+      const now = Date.now();
+      const deadlineAt = now + deadline_ms;
+      const out = decode(
+        n.insertHumanRequest(requester_agent, kind, prompt, JSON.stringify(requested_schema), now, deadlineAt, default_action, correlation_id, trace_id),
       );
+      out.deadline_ms = deadlineAt;
+      return out;
     },
     getHumanRequest(id) {
       return decode(n.getHumanRequest(id));

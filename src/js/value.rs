@@ -450,3 +450,31 @@ mod tests {
         assert_eq!(wtf8_from_utf16(&[0xDC00]), vec![0xED, 0xB0, 0x80]);
     }
 }
+
+/// Decodes WTF-8 (UTF-8 that may hold surrogates as their own 3-byte sequences) into
+/// UTF-16 units; invalid bytes become U+FFFD.
+pub fn utf16_from_wtf8(bytes: &[u8]) -> Vec<u16> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.extend(s.encode_utf16());
+                break;
+            }
+            Err(e) => {
+                let (valid, tail) = rest.split_at(e.valid_up_to());
+                out.extend(std::str::from_utf8(valid).unwrap_or_default().encode_utf16());
+                // A surrogate written as ED A0..BF xx: keep it as that unit.
+                if let [0xED, b1 @ 0xA0..=0xBF, b2 @ 0x80..=0xBF, ..] = *tail {
+                    out.push(0xD000 | (u16::from(b1 & 0x3F) << 6) | u16::from(b2 & 0x3F));
+                    rest = &tail[3..];
+                } else {
+                    out.push(0xFFFD);
+                    rest = &tail[e.error_len().unwrap_or(tail.len()).max(1)..];
+                }
+            }
+        }
+    }
+    out
+}

@@ -91,7 +91,7 @@ impl Backups {
 /// `sqlite3_serialize` of schema `name` (rusqlite's `serialize`). As in better-sqlite3, an
 /// unknown schema is the Error "Out of memory", and a database SQLite cannot give a first
 /// page to (an empty read-only file) serializes to no bytes.
-pub fn serialize(conn: &mut Connection, name: &str) -> SResult<Vec<u8>> {
+pub fn serialize(conn: &Connection, name: &str) -> SResult<Vec<u8>> {
     let known = {
         let mut stmt = conn.prepare("SELECT name FROM pragma_database_list")?;
         let names = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -100,9 +100,9 @@ pub fn serialize(conn: &mut Connection, name: &str) -> SResult<Vec<u8>> {
     if !known {
         return Err(StoreError::error("Out of memory"));
     }
-    match conn.serialize(name) {
-        Ok(data) => Ok(data.to_vec()),
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::OutOfMemory => {
+    match super::raw::serialize(conn, name)? {
+        Some(data) => Ok(data),
+        None => {
             let quoted = format!("\"{}\"", name.replace('"', "\"\""));
             let pages: i64 = conn.query_row(&format!("PRAGMA {quoted}.page_count"), [], |r| r.get(0))?;
             if pages == 0 {
@@ -111,6 +111,5 @@ pub fn serialize(conn: &mut Connection, name: &str) -> SResult<Vec<u8>> {
                 Err(StoreError::error("Out of memory"))
             }
         }
-        Err(other) => Err(other.into()),
     }
 }

@@ -15,11 +15,11 @@ use crate::js::bind::{apply, bind_all, bind_args, bound_from_js, col_bound, Arg,
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::error::SResult;
 use crate::store::queries as exec;
-use crate::js::calc::clamp_finite;
+use crate::js::calc::{clamp_finite, str_to_number};
 use crate::js::value::JsVal;
 use crate::js::protocol::flag_row;
 use crate::js::json_out::{value_truthy, write_row, JsonOut, ASSIGN};
-pub(crate) use crate::js::v8json::Js;
+use crate::js::v8::V8;
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -128,18 +128,18 @@ impl PV {
     }
 
     /// `JSON.stringify(x)` (None when it gives undefined).
-    pub fn stringify(&self, js: &Js) -> SResult<Option<Vec<u8>>> {
+    pub fn stringify(&self, js: &V8) -> SResult<Option<Vec<u8>>> {
         match self {
             PV::Undef => Ok(None),
             PV::Null | PV::Json(None) | PV::Col(Value::Null) => Ok(Some(b"null".to_vec())),
             PV::Json(Some(t)) => Ok(Some(t.clone())),
             PV::Js(v) => js.stringify(v.raw()),
-            PV::Num(n) => js.stringify(js.double(*n)),
-            PV::Col(Value::Integer(i)) => js.stringify(js.double(*i as f64)),
-            PV::Col(Value::Real(f)) => js.stringify(js.double(*f)),
-            PV::Col(Value::Text(t)) => js.stringify(js.string(t)),
+            PV::Num(n) => js.stringify(js.double(*n)?),
+            PV::Col(Value::Integer(i)) => js.stringify(js.double(*i as f64)?),
+            PV::Col(Value::Real(f)) => js.stringify(js.double(*f)?),
+            PV::Col(Value::Text(t)) => js.stringify(js.string(t)?),
             PV::Col(Value::Blob(_)) => Ok(Some(b"{\"type\":\"Buffer\"}".to_vec())),
-            PV::Text(t) => js.stringify(js.string(&String::from_utf8_lossy(t))),
+            PV::Text(t) => js.stringify(js.string(&String::from_utf8_lossy(t))?),
         }
     }
 }
@@ -160,69 +160,6 @@ pub(crate) fn js_number(v: &JsVal) -> SResult<f64> {
     v.number_of()
 }
 
-/// JS StringToNumber.
-pub(crate) fn str_to_number(s: &str) -> f64 {
-    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
-    if t.is_empty() {
-        return 0.0;
-    }
-    match t {
-        "Infinity" | "+Infinity" => return f64::INFINITY,
-        "-Infinity" => return f64::NEG_INFINITY,
-        _ => {}
-    }
-    let radix = |p: &str, r: u32| -> Option<f64> {
-        let d = t.strip_prefix(p).or_else(|| t.strip_prefix(&p.to_uppercase()))?;
-        if d.is_empty() || !d.chars().all(|c| c.is_digit(r)) {
-            return Some(f64::NAN);
-        }
-        Some(d.chars().fold(0f64, |acc, c| acc * r as f64 + c.to_digit(r).unwrap() as f64))
-    };
-    for (p, r) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(v) = radix(p, r) {
-            return v;
-        }
-    }
-    // Decimal literal: [+-] (digits [. digits] | . digits) [e [+-] digits]
-    let b = t.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let int_start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    let mut digits = i - int_start;
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        let f = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        digits += i - f;
-    }
-    if digits == 0 {
-        return f64::NAN;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        let e = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == e {
-            return f64::NAN;
-        }
-    }
-    if i != b.len() {
-        return f64::NAN;
-    }
-    t.parse::<f64>().unwrap_or(f64::NAN)
-}
 
 /// `clampDurationMs(v, fb)` / `clampPriority(v, fb)`: the fallback is returned as given.
 fn clamp_pv(v: &PV, fallback: PV, min: f64, max: f64) -> SResult<PV> {
@@ -346,7 +283,7 @@ fn json_pv(v: Option<Vec<u8>>) -> Bound {
 }
 
 /// `x == null ? null : JSON.stringify(x)`
-fn stringify_or_null(js: &Js, v: &PV) -> SResult<Bound> {
+fn stringify_or_null(js: &V8, v: &PV) -> SResult<Bound> {
     if v.nullish() {
         return Ok(Bound::Null);
     }
@@ -362,7 +299,7 @@ fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
 /// updateAssignStatus on an existing row (`current`), returning the flagged row.
 fn update_existing(
     conn: &Connection,
-    js: &Js,
+    js: &V8,
     cur: &Cur,
     status: &PV,
     patch: &Patch<'_>,
@@ -532,7 +469,7 @@ impl NativeDb {
         result: JsVal,
         error: JsVal,
     ) -> Result<String> {
-        let js = Js::new(&env);
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
             let now = now();
             let t = clamp_duration(&PV::Js(timeout_ms), PV::Num(DEFAULT_TIMEOUT_MS))?;
@@ -620,7 +557,7 @@ impl NativeDb {
     /// updateAssignStatus: null for a missing job, else `C`/`U` + the row.
     #[napi]
     pub fn update_assign_status(&self, env: Env, job_id: JsVal, status: JsVal, patch: JsVal) -> Result<Option<String>> {
-        let js = Js::new(&env);
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
             let Some(cur) = read_current(conn, GET_ASSIGN, job_id)? else { return Ok(None) };
             update_existing(conn, &js, &cur, &PV::Js(status), &Patch::Js(patch))
@@ -630,7 +567,7 @@ impl NativeDb {
     /// retryAssign: the original's patch, then updateAssignStatus(job, "queued", patch).
     #[napi]
     pub fn retry_assign(&self, env: Env, job_id: JsVal, patch: JsVal) -> Result<Option<String>> {
-        let js = Js::new(&env);
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
             let Some(cur) = read_current(conn, GET_ASSIGN, job_id)? else { return Ok(None) };
             let rc = coalesce(PV::Js(patch.get(c"retry_count")?), || col_plus_one(&cur.val("retry_count"))).number()?;

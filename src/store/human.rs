@@ -6,7 +6,7 @@ use napi_derive::napi;
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::store::queries as exec;
-use crate::js::calc::{add_to_now, or_new_id};
+use crate::js::calc::or_new_id;
 use crate::js::value::JsVal;
 use crate::js::json_out::{JsonOut, HUMAN_REQUEST};
 
@@ -19,7 +19,7 @@ const INSERT_HUMAN_REQUEST: &str = "INSERT INTO human_requests (request_id, requ
 
 #[napi]
 impl NativeDb {
-    /// insertHumanRequest: `deadline_ms` is a duration from now.
+    /// insertHumanRequest: the glue computes `now + deadline_ms` with JS's `+`.
     #[napi]
     pub fn insert_human_request(
         &self,
@@ -28,15 +28,15 @@ impl NativeDb {
         kind: JsVal,
         prompt: JsVal,
         schema_json: JsVal,
-        deadline_ms: JsVal,
+        now: f64,
+        deadline_at: JsVal,
         default_action: JsVal,
         correlation_id: JsVal,
         trace_id: JsVal,
     ) -> Result<String> {
         self.with(&env, |core| {
             let request_id = crate::store::uuid7::next();
-            let now = now();
-            let deadline = add_to_now(now, &deadline_ms)?;
+            let _ = now; // the clock of the call; `deadline_at` is `now + deadline_ms` in JS
             let params = [
                 Bound::text(&request_id),
                 bound_from_js(&requester_agent)?,
@@ -44,7 +44,7 @@ impl NativeDb {
                 bound_from_js(&prompt)?,
                 bound_from_js(&schema_json)?,
                 Bound::text("pending"),
-                deadline.bound(),
+                bound_from_js(&deadline_at)?,
                 bound_from_js(&default_action)?,
                 or_new_id(&correlation_id)?.0,
                 or_new_id(&trace_id)?.0,
@@ -54,9 +54,8 @@ impl NativeDb {
             let mut out = JsonOut::new();
             out.raw("{\"request_id\":");
             out.str(&request_id);
-            out.raw(",\"state\":\"pending\",\"deadline_ms\":");
-            deadline.write(&mut out);
-            out.raw("}");
+            // deadline_ms is the caller-side `now + deadline_ms`, set by the glue.
+            out.raw(",\"state\":\"pending\",\"deadline_ms\":null}");
             Ok(out.finish())
         })
     }

@@ -10,9 +10,10 @@ use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
-use crate::js::calc::{add_to_now, clamp_number, or_new_id};
+use crate::js::calc::{clamp_number, or_new_id};
 use crate::js::value::JsVal;
-use crate::js::json_out::{is_valid_json, JsonOut, MESSAGE, RAW};
+use crate::js::json_in::is_valid_json;
+use crate::js::json_out::{JsonOut, MESSAGE, RAW};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -33,9 +34,9 @@ pub const AGENTS_BY_TOPIC: &str =
 
 #[napi]
 impl NativeDb {
-    /// auditLog: one INSERT. Returns `[id, created_at_ms, expires_at_ms, correlation_id
-    /// or null, trace_id or null]`; null ids mean "the caller's value" and the glue
-    /// builds the row object from the caller's values around these.
+    /// auditLog: one INSERT. The glue computes `now + ttl_ms` with JS's `+` and builds
+    /// the row object; this returns `[id, correlation_id or null, trace_id or null]`
+    /// (null: the caller's value was kept).
     #[napi]
     pub fn audit_log(
         &self,
@@ -46,6 +47,8 @@ impl NativeDb {
         topic: JsVal,
         priority: JsVal,
         ttl_ms: JsVal,
+        now: f64,
+        expires_at: JsVal,
         payload_json: JsVal,
         trace_id: JsVal,
         correlation_id: JsVal,
@@ -54,8 +57,6 @@ impl NativeDb {
     ) -> Result<String> {
         self.with(&env, |core| {
             let id = crate::store::uuid7::next();
-            let now = now();
-            let expires = add_to_now(now, &ttl_ms)?;
             let (correlation, new_correlation) = or_new_id(&correlation_id)?;
             let (trace, new_trace) = or_new_id(&trace_id)?;
             let params = [
@@ -66,8 +67,8 @@ impl NativeDb {
                 bound_from_js(&topic)?,
                 bound_from_js(&priority)?,
                 bound_from_js(&ttl_ms)?,
-                Bound::num(now as f64),
-                expires.bound(),
+                Bound::num(now),
+                bound_from_js(&expires_at)?,
                 correlation,
                 trace,
                 bound_from_js(&payload_json)?,
@@ -78,10 +79,6 @@ impl NativeDb {
             let mut out = JsonOut::new();
             out.raw("[");
             out.str(&id);
-            out.raw(",");
-            out.int(now);
-            out.raw(",");
-            expires.write(&mut out);
             for generated in [new_correlation, new_trace] {
                 out.raw(",");
                 match generated {

@@ -16,13 +16,16 @@ use napi::sys;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
-use crate::store::assign::{col_number, js_number, read_current, str_to_number, Cur, Js, PV};
+use crate::js::calc::str_to_number;
+use crate::js::v8::V8;
+use crate::store::assign::{col_number, js_number, read_current, Cur, PV};
 use crate::js::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::error::{SResult, StoreError};
 use crate::store::queries as exec;
 use crate::js::value::{wtf8_from_utf16, JsVal};
-use crate::js::json_out::{is_valid_json, value_truthy, write_row, JsonOut, REFLEXION};
+use crate::js::json_in::is_valid_json;
+use crate::js::json_out::{value_truthy, write_row, JsonOut, REFLEXION};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -335,7 +338,7 @@ impl NativeDb {
         created_at_ms: JsVal,
         updated_at_ms: JsVal,
     ) -> Result<String> {
-        let js = Js::new(&env);
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
             let now = now();
             let id = crate::store::uuid7::next();
@@ -526,7 +529,7 @@ impl NativeDb {
     /// patchReflexion: `{...current, ...patch}` over the fixed column list.
     #[napi]
     pub fn patch_reflexion(&self, env: Env, id: JsVal, patch: JsVal) -> Result<String> {
-        let js = Js::new(&env);
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
             let Some(cur) = read_current(conn, GET, id)? else { return Ok("null".to_string()) };
             let now = now();
