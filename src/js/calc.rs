@@ -47,7 +47,7 @@ pub fn clamp_finite(n: f64, fallback: f64, min: f64, max: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::clamp_finite;
+    use super::{clamp_finite, str_to_number};
 
     #[test]
     fn clamps_truncate_then_bound() {
@@ -56,6 +56,20 @@ mod tests {
         assert_eq!(clamp_finite(7.9, 5.0, 1.0, 9.0), 7.0);
         assert_eq!(clamp_finite(f64::NAN, 20.0, 1.0, 100.0), 20.0);
         assert_eq!(clamp_finite(f64::INFINITY, 600000.0, 1000.0, 86400000.0), 600000.0);
+    }
+
+    #[test]
+    fn string_to_number_follows_js() {
+        assert_eq!(str_to_number(""), 0.0);
+        assert_eq!(str_to_number("  12 "), 12.0);
+        assert_eq!(str_to_number("0x10"), 16.0);
+        assert_eq!(str_to_number("1e3"), 1000.0);
+        assert_eq!(str_to_number(".5"), 0.5);
+        assert_eq!(str_to_number("-Infinity"), f64::NEG_INFINITY);
+        assert!(str_to_number("abc").is_nan());
+        assert!(str_to_number("inf").is_nan());
+        assert!(str_to_number("1e").is_nan());
+        assert!(str_to_number("-0x10").is_nan());
     }
 }
 
