@@ -111,7 +111,11 @@ impl NativeDb {
     /// Returns the warnings the original prints (the glue sends them to console.warn).
     #[napi]
     pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
-        self.with(&env, |core| crate::sqlite::schema::open_store(&core.conn))
+        self.with(&env, |core| {
+            let warnings = crate::sqlite::schema::open_store(&core.conn)?;
+            crate::store::prepare_statements(&core.conn)?;
+            Ok(warnings)
+        })
     }
 
     /// The handle the facade's plain functions take.
