@@ -62,7 +62,10 @@ function createStore(dbPath, options = {}) {
       const now = Date.now();
       const leaseExpires = now + heartbeat_ttl_ms;
       const out = decode(
-        n.registerAgent(agent_id, cli, pid, now, leaseExpires, JSON.stringify(capabilities), JSON.stringify(topics), JSON.stringify(metadata)),
+        n.registerAgent(
+          { agent_id, cli, pid, lease: leaseExpires, capabilities_json: JSON.stringify(capabilities), topics_json: JSON.stringify(topics), metadata_json: JSON.stringify(metadata) },
+          now,
+        ),
       );
       out.agent_id = agent_id;
       out.lease_expires_ms = leaseExpires;
@@ -103,7 +106,7 @@ function createStore(dbPath, options = {}) {
       const expires_at_ms = created_at_ms + ttl_ms;
       const payload_json = JSON.stringify(payload);
       const [id, newCorrelation, newTrace] = decode(
-        n.auditLog(type, from, to, topic, priority, ttl_ms, created_at_ms, expires_at_ms, payload_json, trace_id, correlation_id, status, role_key_wire),
+        n.auditLog({ msg_type: type, from, to, topic, priority, ttl_ms, expires_at: expires_at_ms, payload_json, trace_id, correlation_id, status, role_key_wire }, created_at_ms),
       );
       return {
         id,
@@ -158,7 +161,7 @@ function createStore(dbPath, options = {}) {
       const now = Date.now();
       const deadlineAt = now + deadline_ms;
       const out = decode(
-        n.insertHumanRequest(requester_agent, kind, prompt, JSON.stringify(requested_schema), now, deadlineAt, default_action, correlation_id, trace_id),
+        n.insertHumanRequest({ requester_agent, kind, prompt, schema_json: JSON.stringify(requested_schema), deadline_at: deadlineAt, default_action, correlation_id, trace_id }, now),
       );
       out.deadline_ms = deadlineAt;
       return out;
@@ -221,9 +224,9 @@ function createStore(dbPath, options = {}) {
       error = null,
     }) {
       const row = decode(
-        n.createAssign(job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count,
+        n.createAssign({ job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count,
           max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id,
-          last_message_id, result, error),
+          last_message_id, result, error }),
       );
       notifyAssign(row);
       return row;
@@ -235,7 +238,7 @@ function createStore(dbPath, options = {}) {
       return flagged(n.updateAssignStatus(jobId, status, patch));
     },
     listAssigns({ supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit = 50 } = {}) {
-      return decode(n.listAssigns(supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit));
+      return decode(n.listAssigns({ supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit }));
     },
     retryAssign(jobId, patch = {}) {
       return flagged(n.retryAssign(jobId, patch));
@@ -267,8 +270,8 @@ function createStore(dbPath, options = {}) {
       updated_at_ms,
     }) {
       return decode(
-        n.addReflexion(type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence,
-          hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms),
+        n.addReflexion({ entry_type: type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence,
+          hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms }),
       );
     },
     getReflexion(id) {

@@ -478,3 +478,31 @@ pub fn utf16_from_wtf8(bytes: &[u8]) -> Vec<u16> {
     }
     out
 }
+
+/// Declares the object a native method takes from the glue: the original's destructured
+/// parameters (defaults applied) as named fields, one `JsVal` each. Passing one object
+/// instead of many positional values keeps the glue and Rust from depending on an
+/// argument order written twice. The glue builds a plain object literal, so reading it
+/// runs no caller code.
+macro_rules! js_input {
+    ($(#[$meta:meta])* $name:ident { $($field:ident),+ $(,)? }) => {
+        $(#[$meta])*
+        pub(crate) struct $name {
+            $(pub $field: $crate::js::value::JsVal,)+
+        }
+
+        impl $name {
+            pub fn read(obj: &$crate::js::value::JsVal) -> $crate::sqlite::error::SResult<Self> {
+                Ok(Self {
+                    $($field: obj.get(
+                        match std::ffi::CStr::from_bytes_with_nul(concat!(stringify!($field), "\0").as_bytes()) {
+                            Ok(key) => key,
+                            Err(_) => c"",
+                        },
+                    )?,)+
+                })
+            }
+        }
+    };
+}
+pub(crate) use js_input;

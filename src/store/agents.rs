@@ -7,7 +7,8 @@ use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::store::queries as exec;
 use crate::js::calc::number_of_column;
-use crate::js::value::JsVal;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::js::json_out::{JsonOut, AGENT};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
@@ -25,24 +26,19 @@ const HEARTBEAT: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, s
 /// rewriting `status`, which would also rewrite its index entry (~25% more WAL bytes).
 const HEARTBEAT_ONLINE: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=? WHERE agent_id=? AND status='online'";
 
+js_input!(
+    /// registerAgent's fields: the JSON already stringified, the lease computed by the glue.
+    RegisterAgentInput { agent_id, cli, pid, lease, capabilities_json, topics_json, metadata_json }
+);
+
 #[napi]
 impl NativeDb {
     /// registerAgent: upsert, then read back. The glue computes `now + heartbeat_ttl_ms`
     /// with JS's own `+` (before its JSON.stringify calls, in the original's order) and
     /// patches the caller's `agent_id` and that lease into the result.
     #[napi]
-    pub fn register_agent(
-        &self,
-        env: Env,
-        agent_id: JsVal,
-        cli: JsVal,
-        pid: JsVal,
-        now: f64,
-        lease: JsVal,
-        capabilities_json: JsVal,
-        topics_json: JsVal,
-        metadata_json: JsVal,
-    ) -> Result<String> {
+    pub fn register_agent(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
+        let RegisterAgentInput { agent_id, cli, pid, lease, capabilities_json, topics_json, metadata_json } = RegisterAgentInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         let db_path = self.db_path();
         self.with_atomic(&env, |conn| {
             let lease_id = crate::store::uuid7::next();

@@ -16,7 +16,8 @@ use crate::js::json_out::{write_row, JsonOut, ASSIGN, RAW};
 use crate::js::model::{coalesce, Val};
 use crate::js::protocol::flag_row;
 use crate::js::v8::V8;
-use crate::js::value::JsVal;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::error::SResult;
 use crate::store::queries::{self as exec, read_row, Row};
@@ -263,109 +264,104 @@ fn update_existing(
     Ok(Some(flag_row(changed, &out.finish())))
 }
 
+js_input!(
+    /// createAssign's destructured parameters, defaults applied by the glue.
+    #[derive(Clone, Copy)]
+    CreateAssignInput { job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count, max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id, last_message_id, result, error }
+);
+
+/// createAssign's row (the INSERT's parameters) and its job id, each field computed as
+/// the original's object literal did, in its order.
+fn assign_row(js: &V8, now: i64, input: CreateAssignInput) -> SResult<(Bound, Vec<Bound>)> {
+    let CreateAssignInput { job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count, max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id, last_message_id, result, error } = input;
+    let t = clamp_duration(&Val::from_js(timeout_ms)?, Val::Num(DEFAULT_TIMEOUT_MS))?;
+    let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    // String(x): V8's own, so a Symbol topic is stored as "Symbol(desc)".
+    let topic_b = if topic.truthy() { Bound::Text(js.string_of(topic.raw())?) } else { Bound::text("assign.job") };
+    let task_b = if task.truthy() { Bound::Text(js.string_of(task.raw())?) } else { Bound::text("") };
+    let payload_b = if payload.truthy() { json_bound(js.stringify(payload.raw())?) } else { Bound::text("{}") };
+    let num_or = |v: &JsVal, d: f64| -> SResult<f64> {
+        let n = number_of(v)?;
+        Ok(if n == 0.0 || n.is_nan() { d } else { n })
+    };
+    let attempt_n = js_max(1.0, num_or(&attempt, 1.0)?);
+    let retry_n = js_max(0.0, num_or(&retry_count, 0.0)?);
+    let max_retries_n = js_max(0.0, num_or(&max_retries, 0.0)?);
+    let priority_v = clamp_val(&Val::from_js(priority)?, Val::Num(5.0), 1.0, 9.0)?;
+    let ttl_v = clamp_duration(&Val::from_js(ttl_ms)?, t.clone())?;
+    // Number(deadline_ms) runs twice when finite, as in the original (a valueOf sees both).
+    let deadline_v =
+        if number_of(&deadline_ms)?.is_finite() { Val::Num(number_of(&deadline_ms)?.trunc()) } else { now_plus(now, &t)? };
+    let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    let corr_b =
+        if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    let result_b = stringify_or_null(&js, &Val::from_js(result)?)?;
+    let error_b = stringify_or_null(&js, &Val::from_js(error)?)?;
+    let st = Val::from_js(status)?;
+    let started = if st.is_str("running") { Bound::num(now as f64) } else { Bound::Null };
+    let dispatched = if dispatched_at_ms.is_nullish() {
+        Bound::Null
+    } else {
+        if number_of(&dispatched_at_ms)?.is_finite() {
+            Bound::num(number_of(&dispatched_at_ms)?.trunc())
+        } else {
+            Bound::Null
+        }
+    };
+    let completed = if is_terminal(&st) { Bound::num(now as f64) } else { Bound::Null };
+    let retried = if retry_count.is_bigint() {
+        let v = retry_count.bigint_i64().map_or(0, |(v, _)| v);
+        v > 0 || number_of(&retry_count)? > 0.0
+    } else {
+        number_of(&retry_count)? > 0.0
+    };
+    let last_retry = if retried { Bound::num(now as f64) } else { Bound::Null };
+    // Named binding happens in parameter order, after the row is built.
+    let id = id?;
+    let params = [
+        id.clone(),
+        bound_from_js(&supervisor_agent)?,
+        bound_from_js(&worker_agent)?,
+        topic_b,
+        task_b,
+        payload_b,
+        st.bound()?,
+        Bound::num(attempt_n),
+        Bound::num(retry_n),
+        Bound::num(max_retries_n),
+        priority_v.bound()?,
+        ttl_v.bound()?,
+        t.bound()?,
+        deadline_v.bound()?,
+        trace_b?,
+        corr_b?,
+        bound_from_js(&last_message_id)?,
+        result_b,
+        error_b,
+        Bound::num(now as f64),
+        Bound::num(now as f64),
+        started,
+        dispatched,
+        completed,
+        last_retry,
+    ];
+    Ok((id, params.to_vec()))
+}
+
+js_input!(
+    /// listAssigns' filters, defaults applied by the glue.
+    ListAssignsInput { supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit }
+);
+
 #[napi]
 impl NativeDb {
     /// createAssign: the row values of the original, one INSERT, then the row.
     #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn create_assign(
-        &self,
-        env: Env,
-        job_id: JsVal,
-        supervisor_agent: JsVal,
-        worker_agent: JsVal,
-        topic: JsVal,
-        task: JsVal,
-        payload: JsVal,
-        status: JsVal,
-        attempt: JsVal,
-        retry_count: JsVal,
-        max_retries: JsVal,
-        priority: JsVal,
-        ttl_ms: JsVal,
-        timeout_ms: JsVal,
-        deadline_ms: JsVal,
-        dispatched_at_ms: JsVal,
-        trace_id: JsVal,
-        correlation_id: JsVal,
-        last_message_id: JsVal,
-        result: JsVal,
-        error: JsVal,
-    ) -> Result<String> {
+    pub fn create_assign(&self, env: Env, input: JsVal) -> Result<String> {
         let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
-            let now = now();
-            let t = clamp_duration(&Val::from_js(timeout_ms)?, Val::Num(DEFAULT_TIMEOUT_MS))?;
-            let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
-            // String(x): V8's own, so a Symbol topic is stored as "Symbol(desc)".
-            let topic_b = if topic.truthy() { Bound::Text(js.string_of(topic.raw())?) } else { Bound::text("assign.job") };
-            let task_b = if task.truthy() { Bound::Text(js.string_of(task.raw())?) } else { Bound::text("") };
-            let payload_b = if payload.truthy() { json_bound(js.stringify(payload.raw())?) } else { Bound::text("{}") };
-            let num_or = |v: &JsVal, d: f64| -> SResult<f64> {
-                let n = number_of(v)?;
-                Ok(if n == 0.0 || n.is_nan() { d } else { n })
-            };
-            let attempt_n = js_max(1.0, num_or(&attempt, 1.0)?);
-            let retry_n = js_max(0.0, num_or(&retry_count, 0.0)?);
-            let max_retries_n = js_max(0.0, num_or(&max_retries, 0.0)?);
-            let priority_v = clamp_val(&Val::from_js(priority)?, Val::Num(5.0), 1.0, 9.0)?;
-            let ttl_v = clamp_duration(&Val::from_js(ttl_ms)?, t.clone())?;
-            let d = number_of(&deadline_ms)?;
-            let deadline_v = if d.is_finite() { Val::Num(d.trunc()) } else { now_plus(now, &t)? };
-            let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
-            let corr_b =
-                if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
-            let result_b = stringify_or_null(&js, &Val::from_js(result)?)?;
-            let error_b = stringify_or_null(&js, &Val::from_js(error)?)?;
-            let st = Val::from_js(status)?;
-            let started = if st.is_str("running") { Bound::num(now as f64) } else { Bound::Null };
-            let dispatched = if dispatched_at_ms.is_nullish() {
-                Bound::Null
-            } else {
-                let n = number_of(&dispatched_at_ms)?;
-                if n.is_finite() {
-                    Bound::num(n.trunc())
-                } else {
-                    Bound::Null
-                }
-            };
-            let completed = if is_terminal(&st) { Bound::num(now as f64) } else { Bound::Null };
-            let retried = if retry_count.is_bigint() {
-                let v = retry_count.bigint_i64().map_or(0, |(v, _)| v);
-                v > 0 || number_of(&retry_count)? > 0.0
-            } else {
-                number_of(&retry_count)? > 0.0
-            };
-            let last_retry = if retried { Bound::num(now as f64) } else { Bound::Null };
-            // Named binding happens in parameter order, after the row is built.
-            let id = id?;
-            let params = [
-                id.clone(),
-                bound_from_js(&supervisor_agent)?,
-                bound_from_js(&worker_agent)?,
-                topic_b,
-                task_b,
-                payload_b,
-                st.bound()?,
-                Bound::num(attempt_n),
-                Bound::num(retry_n),
-                Bound::num(max_retries_n),
-                priority_v.bound()?,
-                ttl_v.bound()?,
-                t.bound()?,
-                deadline_v.bound()?,
-                trace_b?,
-                corr_b?,
-                bound_from_js(&last_message_id)?,
-                result_b,
-                error_b,
-                Bound::num(now as f64),
-                Bound::num(now as f64),
-                started,
-                dispatched,
-                completed,
-                last_retry,
-            ];
+            let input = CreateAssignInput::read(&input)?;
+            let (id, params) = assign_row(&js, now(), input)?;
             exec::run(conn, INSERT_ASSIGN, &params)?;
             write_assign(conn, &id)
         })
@@ -434,19 +430,8 @@ impl NativeDb {
 
     /// listAssigns: WHERE from the truthy filters (bound values only).
     #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn list_assigns(
-        &self,
-        env: Env,
-        supervisor_agent: JsVal,
-        worker_agent: JsVal,
-        status: JsVal,
-        statuses: JsVal,
-        trace_id: JsVal,
-        correlation_id: JsVal,
-        active_before_ms: JsVal,
-        limit: JsVal,
-    ) -> Result<String> {
+    pub fn list_assigns(&self, env: Env, input: JsVal) -> Result<String> {
+        let ListAssignsInput { supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit } = ListAssignsInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let mut clauses: Vec<String> = Vec::new();
             let mut values: Vec<Arg<'_>> = Vec::new();

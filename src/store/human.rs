@@ -7,7 +7,8 @@ use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::store::queries as exec;
 use crate::js::calc::or_new_id;
-use crate::js::value::JsVal;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::js::json_out::{JsonOut, HUMAN_REQUEST};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
@@ -17,23 +18,17 @@ pub(super) const STATEMENTS: &[&str] = &[INSERT_HUMAN_REQUEST];
 const INSERT_HUMAN_REQUEST: &str = "INSERT INTO human_requests (request_id, requester_agent, kind, prompt, schema_json, state, deadline_ms, default_action, correlation_id, trace_id, response_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
+js_input!(
+    /// insertHumanRequest's fields, with `deadline_at = now + deadline_ms` from the glue.
+    HumanRequestInput { requester_agent, kind, prompt, schema_json, deadline_at, default_action, correlation_id, trace_id }
+);
+
 #[napi]
 impl NativeDb {
     /// insertHumanRequest: the glue computes `now + deadline_ms` with JS's `+`.
     #[napi]
-    pub fn insert_human_request(
-        &self,
-        env: Env,
-        requester_agent: JsVal,
-        kind: JsVal,
-        prompt: JsVal,
-        schema_json: JsVal,
-        now: f64,
-        deadline_at: JsVal,
-        default_action: JsVal,
-        correlation_id: JsVal,
-        trace_id: JsVal,
-    ) -> Result<String> {
+    pub fn insert_human_request(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
+        let HumanRequestInput { requester_agent, kind, prompt, schema_json, deadline_at, default_action, correlation_id, trace_id } = HumanRequestInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let request_id = crate::store::uuid7::next();
             let _ = now; // the clock of the call; `deadline_at` is `now + deadline_ms` in JS

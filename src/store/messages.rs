@@ -11,7 +11,8 @@ use crate::native_db::{now, NativeDb};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
 use crate::js::calc::{clamp_number, or_new_id};
-use crate::js::value::JsVal;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::js::json_in::is_valid_json;
 use crate::js::json_out::{JsonOut, MESSAGE, RAW};
 
@@ -32,29 +33,19 @@ const RECENT_FOR_AGENT_WITH_TOPICS: &str = "SELECT * FROM messages WHERE to_agen
 pub const AGENTS_BY_TOPIC: &str =
     "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'";
 
+js_input!(
+    /// auditLog's fields, with `expires_at = now + ttl_ms` and the payload JSON from the glue.
+    AuditLogInput { msg_type, from, to, topic, priority, ttl_ms, expires_at, payload_json, trace_id, correlation_id, status, role_key_wire }
+);
+
 #[napi]
 impl NativeDb {
     /// auditLog: one INSERT. The glue computes `now + ttl_ms` with JS's `+` and builds
     /// the row object; this returns `[id, correlation_id or null, trace_id or null]`
     /// (null: the caller's value was kept).
     #[napi]
-    pub fn audit_log(
-        &self,
-        env: Env,
-        msg_type: JsVal,
-        from: JsVal,
-        to: JsVal,
-        topic: JsVal,
-        priority: JsVal,
-        ttl_ms: JsVal,
-        now: f64,
-        expires_at: JsVal,
-        payload_json: JsVal,
-        trace_id: JsVal,
-        correlation_id: JsVal,
-        status: JsVal,
-        role_key_wire: JsVal,
-    ) -> Result<String> {
+    pub fn audit_log(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
+        let AuditLogInput { msg_type, from, to, topic, priority, ttl_ms, expires_at, payload_json, trace_id, correlation_id, status, role_key_wire } = AuditLogInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let id = crate::store::uuid7::next();
             let (correlation, new_correlation) = or_new_id(&correlation_id)?;

@@ -22,7 +22,8 @@ use crate::js::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Boun
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::error::{SResult, StoreError};
 use crate::store::queries::{self as exec, read_row, Row};
-use crate::js::value::{wtf8_from_utf16, JsVal};
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, wtf8_from_utf16, JsVal};
 use crate::js::json_in::is_valid_json;
 use crate::js::json_out::{write_row, JsonOut, RAW, REFLEXION};
 
@@ -195,28 +196,17 @@ fn project_slug_matches(v8: &V8, stored: ValueRef<'_>, slug: &JsVal) -> SResult<
     v8.strict_equals(member.raw(), slug.raw())
 }
 
+js_input!(
+    /// addReflexion's fields, defaults applied by the glue.
+    AddReflexionInput { entry_type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence, hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms }
+);
+
 #[napi]
 impl NativeDb {
     /// addReflexion (the glue applies the destructuring defaults).
     #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn add_reflexion(
-        &self,
-        env: Env,
-        entry_type: JsVal,
-        error_pattern: JsVal,
-        error_message: JsVal,
-        context: JsVal,
-        solution: JsVal,
-        solution_code: JsVal,
-        adaptive_state: JsVal,
-        confidence: JsVal,
-        hit_count: JsVal,
-        success_count: JsVal,
-        last_hit_ms: JsVal,
-        created_at_ms: JsVal,
-        updated_at_ms: JsVal,
-    ) -> Result<String> {
+    pub fn add_reflexion(&self, env: Env, input: JsVal) -> Result<String> {
+        let AddReflexionInput { entry_type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence, hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms } = AddReflexionInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
             let now = now();
