@@ -10,9 +10,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::Connection;
 
-use crate::js::bind::{bind_all, bound_from_js, Arg, Bound};
+use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::js::calc::clamp_finite;
-use crate::js::json_out::{write_row, JsonOut, ASSIGN, RAW};
+use crate::js::json_out::{JsonOut, ASSIGN, RAW};
 use crate::js::model::{coalesce, Val};
 use crate::js::protocol::flag_row;
 use crate::js::v8::V8;
@@ -120,148 +120,155 @@ fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
     Ok(out.finish())
 }
 
+/// What updateAssignStatus computes its row from: the current row, the patch, the clock
+/// and the next status. Each method is one field of the original's object literal; the
+/// caller calls them in that literal's order, so getters run in the original's order.
+struct Update<'a> {
+    js: &'a V8,
+    cur: &'a Row,
+    patch: &'a Patch<'a>,
+    now: i64,
+    status: Val,
+    terminal: bool,
+}
+
+impl Update<'_> {
+    /// `patch.x ?? current.x`
+    fn patched(&self, key: &CStr, col: &str) -> SResult<Val> {
+        Ok(coalesce(self.patch.get(key)?, || self.cur.get(col)))
+    }
+
+    /// `Object.hasOwn(patch, x) ? patch.x : current.x`
+    fn own_or_current(&self, key: &CStr, col: &str) -> SResult<Val> {
+        if self.patch.has_own(key)? {
+            self.patch.get(key)
+        } else {
+            Ok(self.cur.get(col))
+        }
+    }
+
+    /// `Object.hasOwn(patch, x) ? patch.x : stamp ? current.x || now : current.x`
+    fn stamped(&self, key: &CStr, col: &str, stamp: bool) -> SResult<Val> {
+        if self.patch.has_own(key)? {
+            return self.patch.get(key);
+        }
+        let current = self.cur.get(col);
+        Ok(if stamp && !current.truthy() { Val::Num(self.now as f64) } else { current })
+    }
+
+    /// `JSON.stringify(patch.payload ?? current.payload ?? {})`
+    fn payload_json(&self) -> SResult<Bound> {
+        let patched = self.patch.get(c"payload")?;
+        Ok(json_bound(if patched.nullish() {
+            Some(self.js.reparse(self.cur.get("payload_json").as_column(), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
+        } else {
+            patched.stringify(self.js)?
+        }))
+    }
+
+    /// `hasOwn(patch, x) ? (patch.x == null ? null : JSON.stringify(patch.x))` else the
+    /// current parsed value stringified again.
+    fn json_field(&self, key: &CStr, col: &str) -> SResult<Bound> {
+        if self.patch.has_own(key)? {
+            stringify_or_null(self.js, &self.patch.get(key)?)
+        } else {
+            Ok(json_bound(self.js.reparse(self.cur.get(col).as_column(), "null")?))
+        }
+    }
+
+    /// `Math.max(1, Number(patch.attempt ?? current.attempt) || current.attempt || 1)`
+    fn attempt(&self) -> SResult<Bound> {
+        let current = self.cur.get("attempt");
+        let a = coalesce(self.patch.get(c"attempt")?, || current.clone()).number()?;
+        let a = if !(a == 0.0 || a.is_nan()) {
+            a
+        } else if current.truthy() {
+            current.number()?
+        } else {
+            1.0
+        };
+        Ok(Bound::num(js_max(1.0, a)))
+    }
+
+    /// `Math.max(0, Number(patch.x ?? current.x) || 0)`
+    fn count(&self, key: &CStr, col: &str) -> SResult<Bound> {
+        let n = self.patched(key, col)?.number()?;
+        Ok(Bound::num(js_max(0.0, if n == 0.0 || n.is_nan() { 0.0 } else { n })))
+    }
+
+    /// `clampPriority(patch.priority ?? current.priority, current.priority || 5)`
+    fn priority(&self) -> SResult<Bound> {
+        let current = self.cur.get("priority");
+        let fallback = if current.truthy() { current.clone() } else { Val::Num(5.0) };
+        clamp_val(&self.patched(c"priority", "priority")?, fallback, 1.0, 9.0)?.bound()
+    }
+
+    /// `clampDurationMs(patch.ttl_ms ?? current.ttl_ms, current.ttl_ms || nextTimeout)`
+    fn ttl(&self, timeout: &Val) -> SResult<Bound> {
+        let current = self.cur.get("ttl_ms");
+        let fallback = if current.truthy() { current } else { timeout.clone() };
+        clamp_duration(&self.patched(c"ttl_ms", "ttl_ms")?, fallback)?.bound()
+    }
+
+    /// The deadline rule: an own `deadline_ms` wins (truncated), a terminal status
+    /// clears it, starting to run without one sets `now + timeout`.
+    fn deadline(&self, timeout: &Val) -> SResult<Bound> {
+        if self.patch.has_own(c"deadline_ms")? {
+            let d = self.patch.get(c"deadline_ms")?;
+            return if d.nullish() { Ok(Bound::Null) } else { Ok(Bound::num(d.number()?.trunc())) };
+        }
+        if self.terminal {
+            Ok(Bound::Null)
+        } else if self.status.is_str("running") && !self.cur.get("deadline_ms").truthy() {
+            now_plus(self.now, timeout)?.bound()
+        } else {
+            self.cur.get("deadline_ms").bound()
+        }
+    }
+}
+
 /// updateAssignStatus on an existing row (`current`), returning the flagged row.
-fn update_existing(
-    conn: &Connection,
-    js: &V8,
-    cur: &Row,
-    status: &Val,
-    patch: &Patch<'_>,
-) -> SResult<Option<String>> {
+fn update_existing(conn: &Connection, js: &V8, cur: &Row, status: &Val, patch: &Patch<'_>) -> SResult<Option<String>> {
     let now = now();
-    let next_status = if status.truthy() { status.clone() } else { cur.get("status") };
-    let terminal = is_terminal(&next_status);
-    let cur_timeout = cur.get("timeout_ms");
-    let t = clamp_duration(&coalesce(patch.get(c"timeout_ms")?, || cur_timeout.clone()), cur_timeout.clone())?;
-
-    let supervisor = coalesce(patch.get(c"supervisor_agent")?, || cur.get("supervisor_agent"));
-    let worker = coalesce(patch.get(c"worker_agent")?, || cur.get("worker_agent"));
-    let topic = coalesce(patch.get(c"topic")?, || cur.get("topic"));
-    let task = coalesce(patch.get(c"task")?, || cur.get("task"));
-    let payload_patch = patch.get(c"payload")?;
-    let payload_json = if payload_patch.nullish() {
-        // JSON.stringify(current.payload ?? {})
-        Some(js.reparse(cur.get("payload_json").as_column(), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
-    } else {
-        payload_patch.stringify(js)?
-    };
-
-    let cur_attempt = cur.get("attempt");
-    let a = coalesce(patch.get(c"attempt")?, || cur_attempt.clone()).number()?;
-    let attempt = if !(a == 0.0 || a.is_nan()) {
-        a
-    } else if cur_attempt.truthy() {
-        cur_attempt.number()?
-    } else {
-        1.0
-    };
-    let attempt = js_max(1.0, attempt);
-    let rc = coalesce(patch.get(c"retry_count")?, || cur.get("retry_count")).number()?;
-    let retry_count = js_max(0.0, if rc == 0.0 || rc.is_nan() { 0.0 } else { rc });
-    let mr = coalesce(patch.get(c"max_retries")?, || cur.get("max_retries")).number()?;
-    let max_retries = js_max(0.0, if mr == 0.0 || mr.is_nan() { 0.0 } else { mr });
-    let cur_priority = cur.get("priority");
-    let pfb = if cur_priority.truthy() { cur_priority.clone() } else { Val::Num(5.0) };
-    let priority = clamp_val(&coalesce(patch.get(c"priority")?, || cur_priority.clone()), pfb, 1.0, 9.0)?;
-    let cur_ttl = cur.get("ttl_ms");
-    let tfb = if cur_ttl.truthy() { cur_ttl.clone() } else { t.clone() };
-    let ttl = clamp_duration(&coalesce(patch.get(c"ttl_ms")?, || cur_ttl.clone()), tfb)?;
-
-    let deadline = if patch.has_own(c"deadline_ms")? {
-        let d = patch.get(c"deadline_ms")?;
-        if d.nullish() {
-            Val::Null
-        } else {
-            Val::Num(d.number()?.trunc())
-        }
-    } else if terminal {
-        Val::Null
-    } else if next_status.is_str("running") && !cur.get("deadline_ms").truthy() {
-        now_plus(now, &t)?
-    } else {
-        cur.get("deadline_ms")
-    };
-    let trace_id = coalesce(patch.get(c"trace_id")?, || cur.get("trace_id"));
-    let correlation_id = coalesce(patch.get(c"correlation_id")?, || cur.get("correlation_id"));
-    let last_message_id =
-        if patch.has_own(c"last_message_id")? { patch.get(c"last_message_id")? } else { cur.get("last_message_id") };
-    let result_json = if patch.has_own(c"result")? {
-        stringify_or_null(js, &patch.get(c"result")?)?
-    } else {
-        json_bound(js.reparse(cur.get("result_json").as_column(), "null")?)
-    };
-    let error_json = if patch.has_own(c"error")? {
-        stringify_or_null(js, &patch.get(c"error")?)?
-    } else {
-        json_bound(js.reparse(cur.get("error_json").as_column(), "null")?)
-    };
-    let started = if patch.has_own(c"started_at_ms")? {
-        patch.get(c"started_at_ms")?
-    } else if next_status.is_str("running") {
-        let s = cur.get("started_at_ms");
-        if s.truthy() {
-            s
-        } else {
-            Val::Num(now as f64)
-        }
-    } else {
-        cur.get("started_at_ms")
-    };
-    let dispatched =
-        if patch.has_own(c"dispatched_at_ms")? { patch.get(c"dispatched_at_ms")? } else { cur.get("dispatched_at_ms") };
-    let completed = if patch.has_own(c"completed_at_ms")? {
-        patch.get(c"completed_at_ms")?
-    } else if terminal {
-        let s = cur.get("completed_at_ms");
-        if s.truthy() {
-            s
-        } else {
-            Val::Num(now as f64)
-        }
-    } else {
-        cur.get("completed_at_ms")
-    };
-    let last_retry =
-        if patch.has_own(c"last_retry_at_ms")? { patch.get(c"last_retry_at_ms")? } else { cur.get("last_retry_at_ms") };
-
+    let status = if status.truthy() { status.clone() } else { cur.get("status") };
+    let terminal = is_terminal(&status);
+    let running = status.is_str("running");
+    let u = Update { js, cur, patch, now, status, terminal };
+    let current_timeout = cur.get("timeout_ms");
+    let timeout = clamp_duration(&u.patched(c"timeout_ms", "timeout_ms")?, current_timeout)?;
     let job_id = cur.get("job_id").bound()?;
     let params = [
-        supervisor.bound()?,
-        worker.bound()?,
-        topic.bound()?,
-        task.bound()?,
-        json_bound(payload_json),
-        next_status.bound()?,
-        Bound::num(attempt),
-        Bound::num(retry_count),
-        Bound::num(max_retries),
-        priority.bound()?,
-        ttl.bound()?,
-        t.bound()?,
-        deadline.bound()?,
-        trace_id.bound()?,
-        correlation_id.bound()?,
-        last_message_id.bound()?,
-        result_json,
-        error_json,
+        u.patched(c"supervisor_agent", "supervisor_agent")?.bound()?,
+        u.patched(c"worker_agent", "worker_agent")?.bound()?,
+        u.patched(c"topic", "topic")?.bound()?,
+        u.patched(c"task", "task")?.bound()?,
+        u.payload_json()?,
+        u.status.bound()?,
+        u.attempt()?,
+        u.count(c"retry_count", "retry_count")?,
+        u.count(c"max_retries", "max_retries")?,
+        u.priority()?,
+        u.ttl(&timeout)?,
+        timeout.bound()?,
+        u.deadline(&timeout)?,
+        u.patched(c"trace_id", "trace_id")?.bound()?,
+        u.patched(c"correlation_id", "correlation_id")?.bound()?,
+        u.own_or_current(c"last_message_id", "last_message_id")?.bound()?,
+        u.json_field(c"result", "result_json")?,
+        u.json_field(c"error", "error_json")?,
         Bound::num(now as f64),
-        started.bound()?,
-        dispatched.bound()?,
-        completed.bound()?,
-        last_retry.bound()?,
+        u.stamped(c"started_at_ms", "started_at_ms", running)?.bound()?,
+        u.own_or_current(c"dispatched_at_ms", "dispatched_at_ms")?.bound()?,
+        u.stamped(c"completed_at_ms", "completed_at_ms", terminal)?.bound()?,
+        u.own_or_current(c"last_retry_at_ms", "last_retry_at_ms")?.bound()?,
         job_id.clone(),
     ];
     exec::run(conn, UPDATE_ASSIGN, &params)?;
 
     // Re-read once: the row for the caller and `current.status !== updated.status`.
-    let mut stmt = exec::prepare(conn, GET_ASSIGN)?;
-    bind_all(&mut stmt, std::slice::from_ref(&job_id))?;
-    let mut rows = stmt.raw_query();
-    let Some(row) = rows.next()? else { return Ok(None) };
-    let changed = !Val::from_column(row.get_ref("status")?).strict_eq(&cur.get("status"))?;
-    let mut out = JsonOut::new();
-    write_row(&mut out, row, &ASSIGN)?;
-    Ok(Some(flag_row(changed, &out.finish())))
+    let Some(updated) = read_row(conn, GET_ASSIGN, &[Arg::Val(&job_id)], &ASSIGN)? else { return Ok(None) };
+    let changed = !updated.get("status").strict_eq(&cur.get("status"))?;
+    Ok(Some(flag_row(changed, &updated.json())))
 }
 
 js_input!(
