@@ -4,7 +4,6 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::js::bind::Bound;
 use crate::sqlite::error::SResult;
 use crate::js::value::JsVal;
 
@@ -20,16 +19,6 @@ pub fn number_of_column(v: ValueRef<'_>) -> f64 {
     }
 }
 
-/// `x || uuidv7()` for trace and correlation ids: the caller's value when truthy, else a
-/// fresh id (also returned, so callers can report it).
-pub fn or_new_id(v: &JsVal) -> SResult<(Bound, Option<String>)> {
-    if v.truthy() {
-        Ok((crate::js::bind::bound_from_js(v)?, None))
-    } else {
-        let id = crate::store::uuid7::next();
-        Ok((Bound::text(&id), Some(id)))
-    }
-}
 
 /// `clampMaxMessages` / `clampPriority` / `clampDurationMs`: `Number(v)`, non-finite
 /// gives the fallback, else truncate and clamp to [min, max].

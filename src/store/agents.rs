@@ -13,7 +13,7 @@ use crate::js::json_out::{JsonOut, AGENT};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
-pub(super) const STATEMENTS: &[&str] = &[HEARTBEAT, HEARTBEAT_ONLINE, UPSERT_AGENT, GET_AGENT];
+pub(super) const STATEMENTS: &[&str] = &[HEARTBEAT, HEARTBEAT_ONLINE, UPSERT_AGENT, GET_AGENT, AGENTS_BY_TOPIC];
 
 const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities_json, topics_json, last_seen_ms, lease_expires_ms, status, metadata_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -21,6 +21,8 @@ const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities
  topics_json=excluded.topics_json, last_seen_ms=excluded.last_seen_ms, lease_expires_ms=excluded.lease_expires_ms,
  status=excluded.status, metadata_json=excluded.metadata_json";
 pub const GET_AGENT: &str = "SELECT * FROM agents WHERE agent_id = ?";
+pub const AGENTS_BY_TOPIC: &str =
+    "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'";
 const HEARTBEAT: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, status='online' WHERE agent_id=?";
 /// The heartbeat of an agent that is already online: the same row change without
 /// rewriting `status`, which would also rewrite its index entry (~25% more WAL bytes).
@@ -157,7 +159,7 @@ impl NativeDb {
     pub fn get_agents_by_topic(&self, env: Env, topic: JsVal) -> Result<String> {
         self.with(&env, |core| {
             exec::rows_text(&core.conn,
-                crate::store::messages::AGENTS_BY_TOPIC,
+                AGENTS_BY_TOPIC,
                 &[Arg::Js(topic)],
                 &AGENT)
         })

@@ -6,7 +6,7 @@ use napi_derive::napi;
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::store::queries as exec;
-use crate::js::calc::or_new_id;
+use crate::store::uuid7::or_new_id;
 use crate::js::throw::Throw;
 use crate::js::value::{js_input, JsVal};
 use crate::js::json_out::{JsonOut, HUMAN_REQUEST};

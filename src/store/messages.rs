@@ -5,12 +5,13 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
-use crate::store::agents::GET_AGENT;
+use crate::store::agents::{AGENTS_BY_TOPIC, GET_AGENT};
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
-use crate::js::calc::{clamp_number, or_new_id};
+use crate::js::calc::clamp_number;
+use crate::store::uuid7::or_new_id;
 use crate::js::throw::Throw;
 use crate::js::value::{js_input, JsVal};
 use crate::js::json_in::is_valid_json;
@@ -18,7 +19,7 @@ use crate::js::json_out::{JsonOut, MESSAGE, RAW};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
-pub(super) const STATEMENTS: &[&str] = &[SET_MESSAGE_STATUS, GET_MESSAGE, INSERT_DEAD_LETTER, INSERT_MESSAGE, RECENT_FOR_AGENT, AGENTS_BY_TOPIC];
+pub(super) const STATEMENTS: &[&str] = &[SET_MESSAGE_STATUS, GET_MESSAGE, INSERT_DEAD_LETTER, INSERT_MESSAGE, RECENT_FOR_AGENT];
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
@@ -30,8 +31,6 @@ const RECENT_FOR_AGENT: &str = "SELECT * FROM messages WHERE to_agent=? ORDER BY
 const RECENT_FOR_AGENT_WITH_TOPICS: &str = "SELECT * FROM messages WHERE to_agent=?
  OR (substr(to_agent, 1, 6)='topic:' AND topic IN (SELECT value FROM json_each(?)))
  ORDER BY created_at_ms DESC LIMIT ?";
-pub const AGENTS_BY_TOPIC: &str =
-    "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'";
 
 js_input!(
     /// auditLog's fields, with `expires_at = now + ttl_ms` and the payload JSON from the glue.

@@ -4,6 +4,10 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::js::bind::{bound_from_js, Bound};
+use crate::js::value::JsVal;
+use crate::sqlite::error::SResult;
+
 /// The clock of the store's timestamps, in Unix milliseconds.
 pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
@@ -12,6 +16,17 @@ pub fn now_ms() -> i64 {
 /// The next id as a lowercase hyphenated string.
 pub fn next() -> String {
     uuid::Uuid::now_v7().hyphenated().to_string()
+}
+
+/// `x || uuidv7()` for trace and correlation ids: the caller's value when truthy, else a
+/// fresh id (also returned, so callers can report it).
+pub fn or_new_id(v: &JsVal) -> SResult<(Bound, Option<String>)> {
+    if v.truthy() {
+        Ok((bound_from_js(v)?, None))
+    } else {
+        let id = next();
+        Ok((Bound::text(&id), Some(id)))
+    }
 }
 
 #[cfg(test)]
