@@ -376,6 +376,31 @@ impl JsVal {
         (0..arr.array_len()?).map(|i| arr.element(i)).collect()
     }
 
+    /// Own enumerable string keys (`Object.keys`), with ToObject's error for null/undefined.
+    pub fn own_keys(v: &JsVal) -> SResult<Vec<JsVal>> {
+        if v.is_nullish() {
+            return Err(StoreError::type_error("Cannot convert undefined or null to object"));
+        }
+        let env = v.env();
+        let mut obj = v.raw();
+        if !(v.is_object() || v.is_function()) {
+            let mut o = std::ptr::null_mut();
+            ok!(sys::napi_coerce_to_object(env, v.raw(), &mut o));
+            obj = o;
+        }
+        let mut arr = std::ptr::null_mut();
+        ok!(sys::napi_get_all_property_names(
+            env,
+            obj,
+            sys::KeyCollectionMode::own_only,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+            sys::KeyConversion::numbers_to_strings,
+            &mut arr,
+        ));
+        let arr = JsVal::from_raw(env, arr)?;
+        (0..arr.array_len()?).map(|i| arr.element(i)).collect()
+    }
+
     /// `x[key]` for a key given as a JS value.
     pub fn get_by(&self, key: &JsVal) -> SResult<JsVal> {
         let mut out = std::ptr::null_mut();

@@ -56,6 +56,13 @@ pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreErr
     }
 }
 
+/// Whether SQLite treats `word` as a keyword (`sqlite3_keyword_check`).
+pub fn is_keyword(word: &str) -> bool {
+    let Ok(len) = c_int::try_from(word.len()) else { return false };
+    // SAFETY: `word` is valid for `len` bytes; SQLite only reads them.
+    unsafe { ffi::sqlite3_keyword_check(word.as_ptr().cast(), len) != 0 }
+}
+
 /// `sqlite3_total_changes64`, `sqlite3_changes64` and `sqlite3_last_insert_rowid`.
 pub fn total_changes(conn: &Connection) -> i64 {
     // SAFETY: plain reads of connection counters.

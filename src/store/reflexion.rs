@@ -12,7 +12,6 @@
 //!   literal path `$.<key>`, so it matches only entries whose context has that path.
 
 use napi::bindgen_prelude::*;
-use napi::sys;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
@@ -68,38 +67,6 @@ fn get_row(conn: &rusqlite::Connection, id: Arg<'_>) -> SResult<String> {
     exec::row_text(conn, GET, &[id], &REFLEXION)
 }
 
-/// Own enumerable string keys (`Object.keys`), with ToObject's error for null/undefined.
-fn object_keys(v: &JsVal) -> SResult<Vec<JsVal>> {
-    if v.is_nullish() {
-        return Err(StoreError::type_error("Cannot convert undefined or null to object"));
-    }
-    let env = v.env();
-    let mut obj = v.raw();
-    if !(v.is_object() || v.is_function()) {
-        let mut o = std::ptr::null_mut();
-        if unsafe { sys::napi_coerce_to_object(env, v.raw(), &mut o) } != sys::Status::napi_ok {
-            return Err(StoreError::Pending);
-        }
-        obj = o;
-    }
-    let mut arr = std::ptr::null_mut();
-    let status = unsafe {
-        sys::napi_get_all_property_names(
-            env,
-            obj,
-            sys::KeyCollectionMode::own_only,
-            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-            sys::KeyConversion::numbers_to_strings,
-            &mut arr,
-        )
-    };
-    if status != sys::Status::napi_ok {
-        return Err(StoreError::Pending);
-    }
-    let arr = JsVal::from_raw(env, arr)?;
-    (0..arr.array_len()?).map(|i| arr.element(i)).collect()
-}
-
 const CONTINUATION_KEYWORDS: [&str; 16] = [
     "AND", "OR", "IS", "NOT", "IN", "LIKE", "GLOB", "MATCH", "REGEXP", "BETWEEN", "COLLATE", "ESCAPE", "ISNULL",
     "NOTNULL", "NULLS", "FILTER",
@@ -119,14 +86,10 @@ fn quoted_key_syntax_error(key: &[u16]) -> Option<StoreError> {
     }
     let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$' || !c.is_ascii()).collect();
     let upper = word.to_ascii_uppercase();
-    if CONTINUATION_KEYWORDS.contains(&upper.as_str()) || is_sqlite_keyword(&word) {
+    if CONTINUATION_KEYWORDS.contains(&upper.as_str()) || crate::sqlite::raw::is_keyword(&word) {
         return None;
     }
     Some(StoreError::sqlite(rusqlite::ffi::SQLITE_ERROR, format!("near \"{word}\": syntax error")))
-}
-
-fn is_sqlite_keyword(word: &str) -> bool {
-    unsafe { rusqlite::ffi::sqlite3_keyword_check(word.as_ptr().cast(), word.len() as i32) != 0 }
 }
 
 /// `errorPattern.replace(/[%_\\]/g, "\\$&")` then `.slice(0, 100)`, wrapped in `%…%`.
@@ -252,7 +215,7 @@ impl NativeDb {
     #[napi]
     pub fn find_reflexion(&self, env: Env, error_pattern: JsVal, context: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let keys = object_keys(&context)?;
+            let keys = JsVal::own_keys(&context)?;
             let mut ctx_vals: Vec<JsVal> = Vec::new();
             let mut ctx_keys: Vec<Vec<u16>> = Vec::new();
             for k in keys {
