@@ -7,6 +7,7 @@ pub mod create;
 pub mod json_in;
 pub mod json_out;
 pub mod model;
+pub mod napi;
 pub mod protocol;
 pub mod throw;
 pub mod v8;
