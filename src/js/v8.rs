@@ -122,6 +122,15 @@ impl V8 {
         self.stringify(parsed.raw())
     }
 
+    /// `String(x)` of a caller's value (a string is itself; see [`V8::string_of`]).
+    pub fn string_of_js(&self, x: &JsVal) -> SResult<Vec<u8>> {
+        if x.is_string() {
+            x.wtf8()
+        } else {
+            self.string_of(x.raw())
+        }
+    }
+
     /// `String(x)` as WTF-8: V8's own, so a Symbol gives "Symbol(desc)" and objects go
     /// through their `toString`/`valueOf`.
     pub fn string_of(&self, x: Raw) -> SResult<Vec<u8>> {

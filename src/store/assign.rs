@@ -284,8 +284,8 @@ fn assign_row(js: &V8, now: i64, input: CreateAssignInput) -> SResult<(Bound, Ve
     let t = clamp_duration(&Val::from_js(timeout_ms)?, Val::Num(DEFAULT_TIMEOUT_MS))?;
     let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
     // String(x): V8's own, so a Symbol topic is stored as "Symbol(desc)".
-    let topic_b = if topic.truthy() { Bound::Text(js.string_of(topic.raw())?) } else { Bound::text("assign.job") };
-    let task_b = if task.truthy() { Bound::Text(js.string_of(task.raw())?) } else { Bound::text("") };
+    let topic_b = if topic.truthy() { Bound::Text(js.string_of_js(&topic)?) } else { Bound::text("assign.job") };
+    let task_b = if task.truthy() { Bound::Text(js.string_of_js(&task)?) } else { Bound::text("") };
     let payload_b = if payload.truthy() { json_bound(js.stringify(payload.raw())?) } else { Bound::text("{}") };
     let num_or = |v: &JsVal, d: f64| -> SResult<f64> {
         let n = number_of(v)?;

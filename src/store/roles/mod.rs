@@ -180,7 +180,12 @@ fn bind_run(conn: &Connection, sql: &str, values: &[Val]) -> SResult<usize> {
 
 /// `a <= b` for a column value and a caller's value, evaluated by V8.
 fn js_le(v8: &V8, a: &Val, b: &JsVal) -> SResult<bool> {
-    v8.compare(Compare::Le, a.to_js(v8)?, b.raw())
+    // Two numbers (the common case: a lease against a clock) compare as IEEE doubles,
+    // exactly as JS does; everything else is left to V8.
+    match (a, b.number()) {
+        (Val::Num(x), Some(y)) => Ok(*x <= y),
+        _ => v8.compare(Compare::Le, a.to_js(v8)?, b.raw()),
+    }
 }
 
 #[napi]
