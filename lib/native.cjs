@@ -2,6 +2,9 @@
 // Finds and loads the native binary, on first use rather than at import: a hub whose
 // platform has no binary must still be able to import this package and fall back
 // (createStore throws inside its try/catch, as it did when better-sqlite3 was missing).
+// The binding's functions are copied onto this module's exports by load(), so the
+// other lib/ files call `native.facadeRun(...)` as plain properties (no proxy on the
+// hot path); every way in (createStore, new Database, uuidv7) calls load() first.
 
 const { readFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
@@ -14,6 +17,8 @@ const OVERRIDES = ['TRIFLUX_NATIVE_STORE_BINARY', 'NAPI_RS_NATIVE_LIBRARY_PATH']
 let binding = null;
 let failure = null;
 let loadedFrom = null;
+let loadedTriple = null;
+const hooks = [];
 
 /** glibc or musl, decided without trusting process.report alone (napi-rs's order). */
 function isMusl() {
@@ -75,15 +80,22 @@ function load() {
   const triple = hostTriple();
   const tried = [];
   for (const candidate of candidates(triple)) {
+    let loaded;
     try {
-      binding = tryLoad(candidate);
-      loadedFrom = candidate.path;
-      return binding;
+      loaded = tryLoad(candidate);
     } catch (error) {
       // A local build that is simply absent is the normal case for installed packages.
       if (candidate.local && error.code === 'MODULE_NOT_FOUND') continue;
       tried.push({ candidate, error });
+      continue;
     }
+    // Own names, enumerable or not (napi-rs may define classes non-enumerable).
+    for (const key of Object.getOwnPropertyNames(loaded)) module.exports[key] = loaded[key];
+    binding = loaded;
+    loadedFrom = candidate.packageName ? require.resolve(candidate.packageName) : candidate.path;
+    loadedTriple = triple;
+    for (const hook of hooks.splice(0)) hook(loaded);
+    return binding;
   }
   const packageName = `${PACKAGE}-${triple}`;
   failure = new Error(
@@ -100,9 +112,16 @@ function load() {
   throw failure;
 }
 
-/** The file the binding came from, or null before a successful load. */
-function loadedPath() {
-  return loadedFrom;
+/** Runs `fn(binding)` once the binding is loaded (at once if it already is). */
+function onLoad(fn) {
+  if (binding !== null) fn(binding);
+  else hooks.push(fn);
 }
 
-module.exports = { load, hostTriple, isMusl, loadedPath, PACKAGE, VERSION };
+/** Where the loaded binding came from and which triple it was chosen for. */
+function loadedInfo() {
+  load();
+  return { binary: loadedFrom, target: loadedTriple };
+}
+
+module.exports = { load, onLoad, loadedInfo, hostTriple, isMusl, PACKAGE, VERSION };
