@@ -82,11 +82,24 @@ test('SQLite compile options: every one better-sqlite3 12 has, except the listed
   const allowed = [/^THREADSAFE=/, /^COMPILER=/];
   const missing = theirs.filter((o) => !ours.has(o) && !allowed.some((re) => re.test(o)));
   assert.deepEqual(missing, []);
-  for (const option of ['ENABLE_UPDATE_DELETE_LIMIT', 'OMIT_DEPRECATED', 'OMIT_SHARED_CACHE', 'OMIT_TCL_VARIABLE', 'USE_URI=0']) {
-    assert.ok(ours.has(option) || option === 'USE_URI=0', option);
+  for (const option of ['ENABLE_UPDATE_DELETE_LIMIT', 'OMIT_DEPRECATED', 'OMIT_SHARED_CACHE', 'OMIT_TCL_VARIABLE']) {
+    assert.ok(ours.has(option), option);
   }
-  // "file:" names are plain file names, as in better-sqlite3 (SQLITE_USE_URI=0).
-  assert.ok(!ours.has('USE_URI'));
+});
+
+test('"file:" names are plain file names, as in better-sqlite3 (SQLITE_USE_URI=0)', (t) => {
+  const uri = `file:${join(tempDir(t), 'uri.db')}?mode=rwc`;
+  const error = (() => {
+    try {
+      new Database(uri).close();
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.ok(error instanceof SqliteError, 'opening a URI name must fail');
+  assert.equal(error.code, 'SQLITE_CANTOPEN');
+  const theirs = spawnSync(process.execPath, ['-e', `try { new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(process.argv[1]); } catch (e) { console.log(e.code); }`, uri], { encoding: 'utf8' });
+  assert.equal(theirs.stdout.trim(), error.code);
 });
 
 // better-sqlite3 in a child process: two SQLite copies must not share one process.
