@@ -67,7 +67,7 @@ test('package metadata: MIT LICENSE, repository, Node 20+ as the README says, no
 /** A copy of what `npm pack` needs (package.json, the guard, the loader), with npm/ as given. */
 function packableCopy(t, withBinaries) {
   const dir = tempDir(t);
-  for (const entry of ['package.json', 'tools', 'lib', 'index.cjs', 'index.mjs', 'index.d.ts', 'LICENSE']) {
+  for (const entry of ['package.json', 'tools', 'lib', 'index.cjs', 'index.mjs', 'index.d.ts', 'LICENSE', 'compat']) {
     cpSync(join(repoRoot, entry), join(dir, entry), { recursive: true });
   }
   for (const t of targets) {
@@ -125,4 +125,16 @@ test('npm pack of a platform package without its binary fails', (t) => {
   assert.notEqual(result.status, 0);
   assert.match(result.stderr, /ENOENT/);
   assert.ok(!existsSync(join(dir, `triflux-native-store-${host}-${pkg.version}.tgz`)));
+});
+
+test('the better-sqlite3 alias package re-exports the subpath and pins this exact version', () => {
+  const dir = join(repoRoot, 'compat', 'better-sqlite3');
+  const compat = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  assert.equal(compat.name, 'triflux-better-sqlite3');
+  assert.equal(compat.version, pkg.version);
+  assert.deepEqual(compat.dependencies, { [pkg.name]: pkg.version });
+  assert.deepEqual(compat.engines, pkg.engines);
+  assert.match(readFileSync(join(dir, 'index.cjs'), 'utf8'), /module\.exports = require\('triflux-native-store\/better-sqlite3'\);/);
+  assert.match(readFileSync(join(dir, 'index.mjs'), 'utf8'), /export \{ default, SqliteError \} from 'triflux-native-store\/better-sqlite3';/);
+  for (const file of compat.files) assert.ok(existsSync(join(dir, file)), file);
 });

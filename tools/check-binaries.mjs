@@ -33,6 +33,11 @@ for (const t of targets) {
     }
   }
 }
+// The better-sqlite3 alias package pins this exact version of the main package.
+const compat = JSON.parse(readFileSync(join(root, 'compat', 'better-sqlite3', 'package.json'), 'utf8'));
+if (compat.version !== pkg.version || compat.dependencies?.[pkg.name] !== pkg.version) {
+  problems.push(`compat/better-sqlite3: version ${compat.version} depending on ${pkg.name}@${compat.dependencies?.[pkg.name]}, expected ${pkg.version} for both`);
+}
 for (const name of Object.keys(optional)) {
   if (!targets.some((t) => t.pkg === name)) problems.push(`package.json optionalDependencies names ${name}, which is not a napi target`);
 }

@@ -1,10 +1,12 @@
 // The fresh-install test (.ci/run): what a hub gets from `npm install` on a machine
-// with no compiler. Packs the main package and the host's platform package, installs
-// both from the tarballs into an empty project with a PATH holding only node and npm
-// (no cargo, rustc, cc, make or python) and an empty npm cache with --offline (so the
-// registry cannot supply anything), then runs an ESM, a CommonJS and a TypeScript smoke.
+// with no compiler. Packs the main package, the host's platform package and the
+// better-sqlite3 alias package, installs them from the tarballs (the last one under the
+// name better-sqlite3, as a hub's npm alias does) into an empty project with a PATH
+// holding only node and npm (no cargo, rustc, cc, make or python) and an empty npm
+// cache with --offline (so the registry cannot supply anything), then runs an ESM, a
+// CommonJS and a TypeScript smoke.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,11 +25,12 @@ try {
   // 1. The tarballs (each package's prepack guard runs here).
   const tarballs = join(work, 'tarballs');
   mkdirSync(tarballs);
-  for (const dir of [root, join(root, 'npm', host)]) {
+  for (const dir of [root, join(root, 'npm', host), join(root, 'compat', 'better-sqlite3')]) {
     execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const packed = readdirSync(tarballs).sort();
-  check(packed.length === 2, `expected two tarballs, got ${packed}`);
+  check(packed.length === 3, `expected three tarballs, got ${packed}`);
+  const alias = packed.find((f) => f.startsWith('triflux-better-sqlite3-'));
 
   // 2. A PATH with node and npm only, and proof that the build tools are not on it.
   const bin = join(work, 'bin');
@@ -45,7 +48,8 @@ try {
   const project = join(work, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'fresh-install-smoke', version: '1.0.0', private: true }));
-  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', ...packed.map((f) => join(tarballs, f))], {
+  const specs = packed.map((f) => (f === alias ? `better-sqlite3@file:${join(tarballs, f)}` : join(tarballs, f)));
+  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', ...specs], {
     cwd: project,
     env,
     encoding: 'utf8',
@@ -56,6 +60,8 @@ try {
     JSON.stringify(installed) === JSON.stringify([pkg.name, `${pkg.name}-${host}`]),
     `installed ${installed.join(', ')}`,
   );
+  const aliased = JSON.parse(readFileSync(join(project, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8'));
+  check(aliased.name === 'triflux-better-sqlite3', `node_modules/better-sqlite3 is ${aliased.name}`);
 
   // 4. The smokes: the store, the facade through the better-sqlite3 subpath, version().
   const expectBinary = `node_modules/${pkg.name}-${host}/${pkg.napi.binaryName}.${host}.node`;
@@ -63,6 +69,8 @@ try {
     import assert from 'node:assert/strict';
     import { createStore, version } from 'triflux-native-store';
     import Database from 'triflux-native-store/better-sqlite3';
+    import AliasedBetterSqlite3 from 'better-sqlite3';
+    assert.equal(AliasedBetterSqlite3, Database);
     const v = version();
     assert.equal(v.version, ${JSON.stringify(pkg.version)});
     assert.equal(v.target, ${JSON.stringify(host)});
@@ -79,7 +87,7 @@ try {
   writeFileSync(join(project, 'smoke.cjs'), `
     const assert = require('node:assert/strict');
     const { createStore, Database, SqliteError } = require('triflux-native-store');
-    const BetterSqlite3 = require('triflux-native-store/better-sqlite3');
+    const BetterSqlite3 = require('better-sqlite3'); // the npm alias, as hub/bridge.mjs imports it
     assert.equal(BetterSqlite3, Database);
     assert.equal(BetterSqlite3.SqliteError, SqliteError);
     const store = createStore('data/cjs/hub.db');
@@ -91,7 +99,7 @@ try {
   `);
   writeFileSync(join(project, 'smoke.mts'), `
     import { createStore, type AgentRow, type Store } from 'triflux-native-store';
-    import Database from 'triflux-native-store/better-sqlite3';
+    import Database from 'better-sqlite3';
     const store: Store = createStore('data/ts/hub.db');
     store.registerAgent({ agent_id: 'a1', cli: 'codex', heartbeat_ttl_ms: 1000 });
     const agent: AgentRow | null = store.getAgent('a1');
