@@ -1,3 +1,4 @@
+/// <reference types="node" />
 // Public API of triflux-native-store: the triflux hub store (schema "6").
 // Shapes follow the original hub/store.mjs exactly, key order included.
 
@@ -480,6 +481,17 @@ export interface DatabaseOptions {
   timeout?: number;
 }
 
+export interface BackupMetadata {
+  totalPages: number;
+  remainingPages: number;
+}
+
+export interface BackupOptions {
+  /** The schema to copy (default "main"). */
+  attached?: string;
+  progress?: (info: BackupMetadata) => number | undefined;
+}
+
 /** A better-sqlite3-compatible connection (the same class as `store.db`). */
 export declare class Database {
   constructor(filename: string, options?: DatabaseOptions);
@@ -503,8 +515,17 @@ export declare class Database {
   defaultSafeIntegers(toggle?: false): this;
   /** Only `unsafeMode(false)` is accepted. */
   unsafeMode(toggle?: false): this;
-  // Not supported, and so not declared: function, aggregate, table, backup, serialize,
-  // loadExtension (each throws a TypeError saying so).
+  // Not supported, and so not declared: function, aggregate, table, loadExtension (each
+  // throws a TypeError saying so).
+  /**
+   * Online backup into `filename` (better-sqlite3 12's contract): resolves once the copy is
+   * complete. The copy advances one step per event-loop turn; `progress` is called after
+   * each step and its return value (a number) is the page count of the next step
+   * (default 100, 0 pauses).
+   */
+  backup(filename: string, options?: BackupOptions): Promise<BackupMetadata>;
+  /** The database file's bytes (`sqlite3_serialize`). */
+  serialize(options?: { attached?: string }): Buffer;
   static readonly SqliteError: typeof SqliteError;
 }
 

@@ -39,7 +39,14 @@ function createStore(dbPath, options = {}) {
     if (out.changed) notifyAssign(out.row);
     return out.row;
   }
-  for (const warning of n.openStore()) console.warn(warning);
+  let warnings;
+  try {
+    warnings = n.openStore();
+  } catch (error) {
+    n.close(); // a file the store cannot use is not held open
+    throw error;
+  }
+  for (const warning of warnings) console.warn(warning);
 
   const store = {
     uuidv7,

@@ -12,6 +12,7 @@ use rusqlite::Connection;
 use crate::js::throw::Throw;
 use crate::sqlite::connection::{self, OpenMode};
 use crate::sqlite::error::{SResult, StoreError};
+use crate::sqlite::backup::Backups;
 use crate::sqlite::statements::StatementTable;
 use crate::sqlite::transaction::{Behavior, Tx};
 
@@ -19,6 +20,8 @@ pub struct Core {
     /// Prepared statements handed out to JS through the facade. Declared before
     /// `conn` so they are finalized before the connection closes.
     pub statements: StatementTable,
+    /// Backups in progress from this connection; also finished before `conn` closes.
+    pub backups: Backups,
     pub conn: Connection,
     /// The path as the caller gave it (returned as `effective.db_path`).
     pub path: String,
@@ -95,7 +98,7 @@ impl NativeDb {
         match connection::open(&path, mode) {
             Ok(conn) => {
                 let memory = connection::is_memory(&path);
-                let core = Core { statements: StatementTable::default(), conn, path: path.clone(), memory, readonly: mode.readonly };
+                let core = Core { statements: StatementTable::default(), backups: Backups::default(), conn, path: path.clone(), memory, readonly: mode.readonly };
                 let inner: Slot = Rc::new(RefCell::new(Some(core)));
                 let handle = register(&inner);
                 Ok(NativeDb { path, inner, handle })
@@ -108,7 +111,11 @@ impl NativeDb {
     /// Returns the warnings the original prints (the glue sends them to console.warn).
     #[napi]
     pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
-        self.with(&env, |core| crate::sqlite::schema::open_store(&core.conn))
+        self.with(&env, |core| {
+            let warnings = crate::sqlite::schema::open_store(&core.conn)?;
+            crate::store::prepare_statements(&core.conn)?;
+            Ok(warnings)
+        })
     }
 
     /// The handle the facade's plain functions take.
@@ -156,11 +163,12 @@ impl NativeDb {
             return Err(busy().throw(env.raw()));
         }
         if let Some(core) = slot.take() {
-            let Core { mut statements, conn, path, memory, readonly } = core;
+            let Core { mut statements, mut backups, conn, path, memory, readonly } = core;
             statements.clear();
+            backups.clear();
             if let Err((conn, e)) = conn.close() {
                 // Keep the connection usable rather than leak it half-closed.
-                *slot = Some(Core { statements, conn, path, memory, readonly });
+                *slot = Some(Core { statements, backups, conn, path, memory, readonly });
                 return Err(StoreError::from(e).throw(env.raw()));
             }
         }

@@ -111,7 +111,16 @@ try {
     console.log('ts smoke ok');
   `);
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [], outDir: 'dist' },
+    // Node's types from this repository (a hub has its own @types/node; none is installed here).
+    compilerOptions: {
+      strict: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      types: ['node'],
+      typeRoots: [join(root, 'node_modules', '@types')],
+      outDir: 'dist',
+    },
     files: ['smoke.mts'],
   }));
   const tsc = require.resolve('typescript/bin/tsc');

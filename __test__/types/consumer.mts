@@ -113,6 +113,8 @@ const pragma: unknown = db.pragma('journal_mode', { simple: true });
 const tx = db.transaction((n: number) => n + 1);
 const txResult: number = tx(1) + tx.immediate(2) + tx.deferred(3) + tx.exclusive(4);
 db.exec('SELECT 1').pragma('user_version');
+const backedUp: number = (await db.backup('/tmp/copy.db', { progress: (info) => (info.remainingPages > 0 ? 100 : undefined) })).totalPages;
+const bytes: Buffer = db.serialize();
 
 const other = new Database('/tmp/other.db', { readonly: true, fileMustExist: true, timeout: 100 });
 const flags: boolean = other.open && other.readonly && !other.memory && !other.inTransaction;
@@ -142,8 +144,8 @@ store.updateAssignStatus(job.job_id, 'failed', { erorr: 'x' });
 store.listAssigns({ status: 'done' });
 // @ts-expect-error user-defined functions are not supported
 db.function('f', () => 1);
-// @ts-expect-error backups are not supported
-db.backup('/tmp/b.db');
+// @ts-expect-error extensions are not supported
+db.loadExtension('/tmp/ext.so');
 // @ts-expect-error BigInt results are not supported
 metaStmt.safeIntegers(true);
 // @ts-expect-error bind parameters are checked against prepare's type arguments
@@ -156,4 +158,4 @@ pragma.length;
 new Database('/tmp/x.db', { readOnly: true });
 
 void [id, versions, leaseId, agent, topicsUpdated, online, swept, payloadText, got, traced, delivered, acked, expired];
-void [sweep, depths, hub, deleted, pruned, keys, recovered, meta, metas, changes, cols, txResult, flags, viaImport, code];
+void [sweep, depths, hub, deleted, pruned, keys, recovered, meta, metas, changes, cols, txResult, flags, viaImport, code, backedUp, bytes];

@@ -8,7 +8,9 @@
 //! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values.
 //! - `statement`: run/get/all/iterate/bind/columns.
 //! - `database`: exec, pragma, transactions, finalisation.
+//! - `backup`: `db.backup()` steps and `db.serialize()`.
 
+mod backup;
 mod database;
 mod js_rows;
 mod prepare;

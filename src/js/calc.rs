@@ -79,7 +79,7 @@ pub fn or_new_id(v: &JsVal) -> SResult<(Bound, Option<String>)> {
 /// `clampMaxMessages` / `clampPriority` / `clampDurationMs`: `Number(v)`, non-finite
 /// gives the fallback, else truncate and clamp to [min, max].
 pub fn clamp_number(v: &JsVal, fallback: f64, min: f64, max: f64) -> SResult<f64> {
-    let n = v.to_number()?;
+    let n = v.number_of()?;
     Ok(clamp_finite(n, fallback, min, max))
 }
 

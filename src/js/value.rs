@@ -186,6 +186,21 @@ impl JsVal {
         Ok(v)
     }
 
+    /// `Number(x)`: like ToNumber, except that a BigInt converts to its value. V8's own
+    /// `Number` does the BigInt case, so rounding of huge values is JS's.
+    pub fn number_of(self) -> SResult<f64> {
+        if !self.is_bigint() {
+            return self.to_number();
+        }
+        let mut global = std::ptr::null_mut();
+        ok!(sys::napi_get_global(self.env, &mut global));
+        let mut number_fn = std::ptr::null_mut();
+        ok!(sys::napi_get_named_property(self.env, global, c"Number".as_ptr(), &mut number_fn));
+        let mut out = std::ptr::null_mut();
+        ok!(sys::napi_call_function(self.env, global, number_fn, 1, &self.raw, &mut out));
+        JsVal::from_raw(self.env, out)?.number().ok_or(StoreError::Pending)
+    }
+
     /// `String(x)` for the values the store coerces (strings, numbers, objects).
     pub fn to_js_string(self) -> SResult<Vec<u8>> {
         if self.is_string() {

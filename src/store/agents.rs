@@ -10,6 +10,10 @@ use crate::js::calc::add_to_now;
 use crate::js::value::JsVal;
 use crate::js::json_out::{JsonOut, AGENT};
 
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[HEARTBEAT, HEARTBEAT_ONLINE, UPSERT_AGENT, GET_AGENT];
+
 const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities_json, topics_json, last_seen_ms, lease_expires_ms, status, metadata_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
  ON CONFLICT(agent_id) DO UPDATE SET cli=excluded.cli, pid=excluded.pid, capabilities_json=excluded.capabilities_json,

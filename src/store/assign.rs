@@ -7,7 +7,6 @@
 use std::ffi::CStr;
 
 use napi::bindgen_prelude::*;
-use napi::sys;
 use napi_derive::napi;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::Connection;
@@ -21,6 +20,10 @@ use crate::js::value::JsVal;
 use crate::js::protocol::flag_row;
 use crate::js::json_out::{value_truthy, write_row, JsonOut, ASSIGN};
 pub(crate) use crate::js::v8json::Js;
+
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[GET_ASSIGN, INSERT_ASSIGN, UPDATE_ASSIGN];
 
 const GET_ASSIGN: &str = "SELECT * FROM assign_jobs WHERE job_id = ?";
 const INSERT_ASSIGN: &str = "INSERT INTO assign_jobs (
@@ -154,23 +157,7 @@ pub(crate) fn col_number(v: ValueRef<'_>) -> f64 {
 
 /// `Number(x)` for a JS value (BigInt converts, unlike unary plus).
 pub(crate) fn js_number(v: &JsVal) -> SResult<f64> {
-    if v.is_bigint() {
-        let mut sign = 0i32;
-        let mut count = 0usize;
-        unsafe {
-            sys::napi_get_value_bigint_words(v.env(), v.raw(), &mut sign, &mut count, std::ptr::null_mut())
-        };
-        let mut words = vec![0u64; count.max(1)];
-        unsafe {
-            sys::napi_get_value_bigint_words(v.env(), v.raw(), &mut sign, &mut count, words.as_mut_ptr())
-        };
-        let mut f = 0f64;
-        for w in words.iter().take(count).rev() {
-            f = f * 18446744073709551616.0 + *w as f64;
-        }
-        return Ok(if sign != 0 { -f } else { f });
-    }
-    v.to_number()
+    v.number_of()
 }
 
 /// JS StringToNumber.

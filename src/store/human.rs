@@ -10,6 +10,10 @@ use crate::js::calc::{add_to_now, or_new_id};
 use crate::js::value::JsVal;
 use crate::js::json_out::{JsonOut, HUMAN_REQUEST};
 
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[INSERT_HUMAN_REQUEST];
+
 const INSERT_HUMAN_REQUEST: &str = "INSERT INTO human_requests (request_id, requester_agent, kind, prompt, schema_json, state, deadline_ms, default_action, correlation_id, trace_id, response_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 

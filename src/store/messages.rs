@@ -14,6 +14,10 @@ use crate::js::calc::{add_to_now, clamp_number, or_new_id};
 use crate::js::value::JsVal;
 use crate::js::json_out::{is_valid_json, JsonOut, MESSAGE, RAW};
 
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[SET_MESSAGE_STATUS, GET_MESSAGE, INSERT_DEAD_LETTER, INSERT_MESSAGE, RECENT_FOR_AGENT, AGENTS_BY_TOPIC];
+
 const INSERT_MESSAGE: &str = "INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 const SET_MESSAGE_STATUS: &str = "UPDATE messages SET status=? WHERE id=?";

@@ -24,6 +24,10 @@ use crate::store::queries as exec;
 use crate::js::value::{wtf8_from_utf16, JsVal};
 use crate::js::json_out::{is_valid_json, value_truthy, write_row, JsonOut, REFLEXION};
 
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[DELETE, FIND_EXACT, FIND_LIKE, GET, HIT_ONLY, HIT_SUCCESS, INSERT, LIST, PATCH, PRUNE, SET_CONFIDENCE];
+
 const INSERT: &str = "INSERT INTO reflexion_entries (id, type, error_pattern, error_message, context_json, solution, solution_code, adaptive_state_json, confidence, hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 const GET: &str = "SELECT * FROM reflexion_entries WHERE id = ?";

@@ -28,6 +28,10 @@ use crate::js::json_out::{write_row, JsonOut, CANDIDATE, MESSAGE, RAW};
 
 const STATES: [&str; 5] = ["electable", "elected-probing", "active", "unreachable", "quarantined"];
 
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[CAS_ROLE, EXPIRED_HOLDERS, GET_CANDIDATE, GET_ROLE, INSERT_ROLE, LIST_CANDIDATES, LIST_ROLES, PENDING_MESSAGES, RECOVER_EXPIRED, RECOVER_LIVE, RECOVER_ORPHANED, UPDATE_REACHABILITY, UPDATE_RESERVATION, UPSERT_CANDIDATE];
+
 const GET_ROLE: &str = "SELECT * FROM role_registry WHERE role_key_wire = ?";
 const LIST_ROLES: &str = "SELECT * FROM role_registry ORDER BY role_key_wire";
 const INSERT_ROLE: &str = "INSERT INTO role_registry (

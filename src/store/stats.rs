@@ -9,6 +9,10 @@ use crate::sqlite::error::SResult;
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
 
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[ASSIGN_BY_STATUS, DLQ_DEPTH, ONLINE_AGENTS, TOTAL_MESSAGES];
+
 const ONLINE_AGENTS: &str = "SELECT COUNT(*) as cnt FROM agents WHERE status='online'";
 const TOTAL_MESSAGES: &str = "SELECT COUNT(*) as cnt FROM messages";
 const DLQ_DEPTH: &str = "SELECT COUNT(*) as cnt FROM dead_letters";
