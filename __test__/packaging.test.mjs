@@ -101,7 +101,10 @@ test('publishing needs every target: the guard in --all mode names each missing 
   const dir = packableCopy(t, [host]);
   const result = spawnSync(process.execPath, ['tools/check-binaries.mjs', '--all'], { cwd: dir, encoding: 'utf8' });
   assert.equal(result.status, 1);
+  assert.match(result.stderr, /REFUSING TO PUBLISH/);
   for (const t of targets.filter((x) => x.dir !== host)) assert.ok(result.stderr.includes(t.file), t.file);
+  assert.ok(result.stderr.includes('npm run build:linux -- aarch64-unknown-linux-musl') || host === 'linux-arm64-musl');
+  assert.ok(result.stderr.includes("the release workflow's artifact bindings-darwin-arm64"));
   assert.ok(!result.stderr.includes(`${host}.node is missing`));
   const complete = packableCopy(t, targets.map((x) => x.dir));
   const ok = spawnSync(process.execPath, ['tools/check-binaries.mjs', '--all'], { cwd: complete, encoding: 'utf8' });

@@ -29,7 +29,8 @@ for (const t of targets) {
   if (all || t.dir === host) {
     const binary = join(dir, t.file);
     if (!existsSync(binary) || statSync(binary).size === 0) {
-      problems.push(`${binary} is missing (${t.rust}; build it with \`npm run build:linux\` or take it from the release workflow's artifacts)`);
+      const how = t.os === 'linux' ? `npm run build:linux -- ${t.rust}` : `the release workflow's artifact bindings-${t.dir}`;
+      problems.push(`${binary} is missing (${t.rust}: ${how})`);
     }
   }
 }
@@ -43,7 +44,7 @@ for (const name of Object.keys(optional)) {
 }
 
 if (problems.length > 0) {
-  console.error(`\n${pkg.name}: REFUSING TO PACK (${all ? 'every target' : `host target ${host}`} checked):`);
+  console.error(`\n${pkg.name}: REFUSING TO ${all ? 'PUBLISH' : 'PACK'} (${all ? 'every target' : `host target ${host}`} checked):`);
   for (const p of problems) console.error(`  - ${p}`);
   console.error('');
   process.exit(1);
