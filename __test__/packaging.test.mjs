@@ -43,11 +43,29 @@ test('package.json names every release target, and each has its npm/<triple> pac
   }
 });
 
-test('the main package depends optionally on exactly those packages, at its own version', () => {
-  assert.deepEqual(pkg.optionalDependencies, Object.fromEntries(targets.map((t) => [t.pkg, pkg.version])));
-  // The lockfile must agree, or `npm ci` refuses to run.
+test('optionalDependencies are written at publish time (napi pre-publish), not kept in the repository', () => {
+  // `npm ci` refuses a package.json naming packages its lockfile cannot hold, and
+  // unpublished platform packages cannot be locked.
+  assert.equal(pkg.optionalDependencies, undefined);
   const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8'));
-  assert.deepEqual(lock.packages[''].optionalDependencies, pkg.optionalDependencies);
+  assert.equal(lock.packages[''].optionalDependencies, undefined);
+});
+
+test('the guard accepts the optionalDependencies napi pre-publish writes, and refuses any other set', (t) => {
+  const written = Object.fromEntries(targets.map((x) => [x.pkg, pkg.version]));
+  const guard = (optionalDependencies) => {
+    const dir = packableCopy(t, [host]);
+    const file = join(dir, 'package.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), optionalDependencies }));
+    return spawnSync(process.execPath, ['tools/check-binaries.mjs'], { cwd: dir, encoding: 'utf8' });
+  };
+  assert.equal(guard(written).status, 0);
+  const stale = guard({ ...written, [targets[0].pkg]: '0.0.9' });
+  assert.equal(stale.status, 1);
+  assert.match(stale.stderr, /optionalDependencies\["triflux-native-store-[a-z0-9-]+"\] is 0\.0\.9/);
+  const unknown = guard({ ...written, 'triflux-native-store-freebsd-x64': pkg.version });
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /names triflux-native-store-freebsd-x64, which is not a napi target/);
 });
 
 test('package metadata: MIT LICENSE, repository, Node 20+ as the README says, no binary in the main package', () => {

@@ -1,9 +1,11 @@
 // The main package's prepack guard: the binaries live in npm/<triple>/ packages that the
-// main package names as optionalDependencies, so packing it is only safe when they are
-// there. `npm publish` (npm_command=publish) or --all needs every target; `npm pack`
-// needs the host's (the one a local tarball test installs). Also checks that the platform
-// packages and optionalDependencies agree with package.json, so a release cannot go out
-// with a missing, misnamed or stale platform package.
+// published main package names as optionalDependencies, so packing it is only safe when
+// they are there. `npm publish` (npm_command=publish) or --all needs every target;
+// `npm pack` needs the host's (the one a local tarball test installs). Also checks that
+// the platform packages agree with package.json, so a release cannot go out with a
+// missing, misnamed or stale platform package. optionalDependencies are not in the
+// repository's package.json (`npm ci` cannot lock packages that are not published yet):
+// `napi pre-publish` writes them while publishing, and then they must match exactly.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -14,7 +16,7 @@ const all = process.argv.includes('--all') || process.env.npm_command === 'publi
 const host = createRequire(import.meta.url)('../lib/native.cjs').hostTriple();
 
 const problems = [];
-const optional = pkg.optionalDependencies ?? {};
+const optional = pkg.optionalDependencies;
 for (const t of targets) {
   const dir = join(npmDir, t.dir);
   const manifestPath = join(dir, 'package.json');
@@ -25,7 +27,9 @@ for (const t of targets) {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   if (manifest.name !== t.pkg) problems.push(`${manifestPath}: name ${manifest.name}, expected ${t.pkg}`);
   if (manifest.version !== pkg.version) problems.push(`${manifestPath}: version ${manifest.version}, expected ${pkg.version}`);
-  if (optional[t.pkg] !== pkg.version) problems.push(`package.json optionalDependencies["${t.pkg}"] is ${optional[t.pkg]}, expected ${pkg.version}`);
+  if (optional && optional[t.pkg] !== pkg.version) {
+    problems.push(`package.json optionalDependencies["${t.pkg}"] is ${optional[t.pkg]}, expected ${pkg.version}`);
+  }
   if (all || t.dir === host) {
     const binary = join(dir, t.file);
     if (!existsSync(binary) || statSync(binary).size === 0) {
@@ -39,7 +43,7 @@ const compat = JSON.parse(readFileSync(join(root, 'compat', 'better-sqlite3', 'p
 if (compat.version !== pkg.version || compat.dependencies?.[pkg.name] !== pkg.version) {
   problems.push(`compat/better-sqlite3: version ${compat.version} depending on ${pkg.name}@${compat.dependencies?.[pkg.name]}, expected ${pkg.version} for both`);
 }
-for (const name of Object.keys(optional)) {
+for (const name of Object.keys(optional ?? {})) {
   if (!targets.some((t) => t.pkg === name)) problems.push(`package.json optionalDependencies names ${name}, which is not a napi target`);
 }
 

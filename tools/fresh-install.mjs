@@ -4,13 +4,15 @@
 // name better-sqlite3, as a hub's npm alias does) into an empty project with a PATH
 // holding only node and npm (no cargo, rustc, cc, make or python) and an empty npm
 // cache with --offline (so the registry cannot supply anything), then runs an ESM, a
-// CommonJS and a TypeScript smoke.
+// CommonJS and a TypeScript smoke. The main package carries its optionalDependencies, as
+// published: npm takes the host's from its tarball and skips the seven others (other
+// OS or CPU; and offline, not fetchable either).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pkg, root } from './targets.mjs';
+import { pkg, root, targets } from './targets.mjs';
 
 const require = createRequire(import.meta.url);
 const host = require('../lib/native.cjs').hostTriple();
@@ -28,8 +30,20 @@ try {
   for (const dir of [root, join(root, 'npm', host), join(root, 'compat', 'better-sqlite3')]) {
     execFileSync('npm', ['pack', '--silent', '--pack-destination', tarballs], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   }
+  // What `napi pre-publish` does before `npm publish`: the main package gets its
+  // optionalDependencies (every platform package, same version). Re-pack it so.
+  const mainTarball = `${pkg.name}-${pkg.version}.tgz`;
+  const stage = join(work, 'stage');
+  mkdirSync(stage);
+  execFileSync('tar', ['-xzf', join(tarballs, mainTarball), '-C', stage]);
+  const manifestPath = join(stage, 'package', 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  manifest.optionalDependencies = Object.fromEntries(targets.map((t) => [t.pkg, pkg.version]));
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  rmSync(join(tarballs, mainTarball));
+  execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', tarballs], { cwd: join(stage, 'package'), stdio: ['ignore', 'ignore', 'inherit'] });
   const packed = readdirSync(tarballs).sort();
-  check(packed.length === 3, `expected three tarballs, got ${packed}`);
+  check(packed.length === 3 && packed.includes(mainTarball), `expected three tarballs, got ${packed}`);
   const alias = packed.find((f) => f.startsWith('triflux-better-sqlite3-'));
 
   // 2. A PATH with node and npm only, and proof that the build tools are not on it.
