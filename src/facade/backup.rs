@@ -15,14 +15,14 @@ impl NativeDb {
     /// `unlink`: `dest` is new, remove it unless the backup completes.
     #[napi]
     pub fn backup_start(&self, env: Env, attached: String, dest: String, unlink: bool) -> Result<u32> {
-        self.with(&env, |core| core.backups.start(&core.conn, &attached, &dest, unlink))
+        self.with(&env, |core| core.backups.borrow_mut().start(&core.conn, &attached, &dest, unlink))
     }
 
     /// One `sqlite3_backup_step(pages)`; returns [totalPages, remainingPages].
     #[napi]
     pub fn backup_transfer(&self, env: Env, id: u32, pages: i32) -> Result<Vec<i32>> {
         self.with(&env, |core| {
-            let (total, remaining) = core.backups.step(id, pages)?;
+            let (total, remaining) = core.backups.borrow_mut().step(id, pages)?;
             Ok(vec![total, remaining])
         })
     }
@@ -30,9 +30,9 @@ impl NativeDb {
     /// Ends a backup; a no-op once the connection is closed (closing ended it).
     #[napi]
     pub fn backup_close(&self, id: u32) {
-        if let Ok(mut slot) = self.inner_mut() {
-            if let Some(core) = slot.as_mut() {
-                core.backups.close(id);
+        if let Some(core) = self.core() {
+            if let Ok(mut backups) = core.backups.try_borrow_mut() {
+                backups.close(id);
             }
         }
     }
@@ -42,7 +42,7 @@ impl NativeDb {
     pub fn serialize(&self, env: Env, attached: String) -> Result<Buffer> {
         self.with(&env, |core| {
             no_iterators(core)?;
-            Ok(backup::serialize(&mut core.conn, &attached)?.into())
+            Ok(backup::serialize(&core.conn, &attached)?.into())
         })
     }
 }

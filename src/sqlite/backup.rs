@@ -91,7 +91,7 @@ impl Backups {
 /// `sqlite3_serialize` of schema `name` (rusqlite's `serialize`). As in better-sqlite3, an
 /// unknown schema is the Error "Out of memory", and a database SQLite cannot give a first
 /// page to (an empty read-only file) serializes to no bytes.
-pub fn serialize(conn: &mut Connection, name: &str) -> SResult<Vec<u8>> {
+pub fn serialize(conn: &Connection, name: &str) -> SResult<Vec<u8>> {
     let known = {
         let mut stmt = conn.prepare("SELECT name FROM pragma_database_list")?;
         let names = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -100,9 +100,9 @@ pub fn serialize(conn: &mut Connection, name: &str) -> SResult<Vec<u8>> {
     if !known {
         return Err(StoreError::error("Out of memory"));
     }
-    match conn.serialize(name) {
-        Ok(data) => Ok(data.to_vec()),
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::OutOfMemory => {
+    match super::raw::serialize(conn, name)? {
+        Some(data) => Ok(data),
+        None => {
             let quoted = format!("\"{}\"", name.replace('"', "\"\""));
             let pages: i64 = conn.query_row(&format!("PRAGMA {quoted}.page_count"), [], |r| r.get(0))?;
             if pages == 0 {
@@ -111,6 +111,85 @@ pub fn serialize(conn: &mut Connection, name: &str) -> SResult<Vec<u8>> {
                 Err(StoreError::error("Out of memory"))
             }
         }
-        Err(other) => Err(other.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_path(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("tfx-backup-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        dir.to_string_lossy().into_owned()
+    }
+
+    fn source(rows: i64) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)").unwrap();
+        for i in 0..rows {
+            conn.execute("INSERT INTO t (v) VALUES (?)", [format!("{i}:{}", "x".repeat(500))]).unwrap();
+        }
+        conn
+    }
+
+    #[test]
+    fn steps_copy_every_page_and_keep_the_finished_file() {
+        let src = source(200);
+        let path = temp_path("done");
+        let mut backups = Backups::default();
+        let id = backups.start(&src, "main", &path, true).unwrap();
+        let (total, remaining) = backups.step(id, 0).unwrap();
+        assert!(total > 10);
+        assert_eq!(remaining, total, "a 0-page step copies nothing");
+        let mut steps = 0;
+        loop {
+            let (t, r) = backups.step(id, 5).unwrap();
+            assert_eq!(t, total);
+            steps += 1;
+            if r == 0 {
+                break;
+            }
+        }
+        assert_eq!(steps, (total + 4) / 5);
+        backups.close(id);
+        let copy = Connection::open(&path).unwrap();
+        let n: i64 = copy.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 200);
+        drop(copy);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn an_unfinished_new_file_is_removed_and_clear_ends_every_backup() {
+        let src = source(200);
+        let (a, b) = (temp_path("a"), temp_path("b"));
+        let mut backups = Backups::default();
+        let ida = backups.start(&src, "main", &a, true).unwrap();
+        let idb = backups.start(&src, "main", &b, false).unwrap();
+        assert_ne!(ida, idb);
+        backups.step(ida, 3).unwrap();
+        backups.step(idb, 3).unwrap();
+        assert!(std::path::Path::new(&a).exists());
+        backups.clear();
+        assert!(!std::path::Path::new(&a).exists(), "new and unfinished: removed");
+        assert!(std::path::Path::new(&b).exists(), "not new: kept");
+        assert!(backups.step(ida, 1).is_err());
+        // The source closes cleanly: no backup is left on it.
+        src.close().unwrap();
+        std::fs::remove_file(&b).unwrap();
+    }
+
+    #[test]
+    fn unknown_schemas_fail_like_better_sqlite3() {
+        let src = source(1);
+        let mut backups = Backups::default();
+        let err = backups.start(&src, "nope", &temp_path("nope"), true).unwrap_err();
+        assert!(format!("{err:?}").contains("unknown database nope"), "{err:?}");
+        let mut conn = Connection::open_in_memory().unwrap();
+        assert!(format!("{:?}", serialize(&mut conn, "nope").unwrap_err()).contains("Out of memory"));
+        // SQLite gives an empty database its first page before serializing it.
+        assert_eq!(serialize(&mut conn, "main").unwrap().len(), 4096);
+        let _ = std::fs::remove_file(temp_path("nope"));
     }
 }

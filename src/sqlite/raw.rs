@@ -56,6 +56,13 @@ pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreErr
     }
 }
 
+/// Whether SQLite treats `word` as a keyword (`sqlite3_keyword_check`).
+pub fn is_keyword(word: &str) -> bool {
+    let Ok(len) = c_int::try_from(word.len()) else { return false };
+    // SAFETY: `word` is valid for `len` bytes; SQLite only reads them.
+    unsafe { ffi::sqlite3_keyword_check(word.as_ptr().cast(), len) != 0 }
+}
+
 /// `sqlite3_total_changes64`, `sqlite3_changes64` and `sqlite3_last_insert_rowid`.
 pub fn total_changes(conn: &Connection) -> i64 {
     // SAFETY: plain reads of connection counters.
@@ -330,4 +337,23 @@ impl Drop for RawBackup {
         unsafe { ffi::sqlite3_backup_finish(self.handle) };
         drop(self.dest.take());
     }
+}
+
+/// `sqlite3_serialize(db, schema, &size, 0)`: a copy of the schema's bytes, or None when
+/// SQLite returns no buffer (an unknown schema, no memory, or no first page).
+pub fn serialize(conn: &Connection, schema: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    let name = std::ffi::CString::new(schema).map_err(|_| StoreError::error("Out of memory"))?;
+    let mut size: ffi::sqlite3_int64 = 0;
+    // SAFETY: the connection is open and `name` NUL-terminated; flags 0 asks for a fresh
+    // sqlite3_malloc'd copy, freed below after copying it.
+    let data = unsafe { ffi::sqlite3_serialize(db(conn), name.as_ptr(), &mut size, 0) };
+    if data.is_null() {
+        return Ok(None);
+    }
+    let len = usize::try_from(size).unwrap_or(0);
+    // SAFETY: SQLite reported `size` bytes at `data`.
+    let bytes = unsafe { std::slice::from_raw_parts(data, len) }.to_vec();
+    // SAFETY: `data` came from sqlite3_serialize without SQLITE_SERIALIZE_NOCOPY.
+    unsafe { ffi::sqlite3_free(data.cast()) };
+    Ok(Some(bytes))
 }

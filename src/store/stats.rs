@@ -3,7 +3,8 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::js::bind::{col_bound, Bound};
+use crate::js::bind::Bound;
+use crate::js::model::Val;
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::error::SResult;
 use crate::sqlite::transaction::{in_transaction, Behavior};
@@ -47,7 +48,8 @@ impl NativeDb {
                     let mut ids = Vec::new();
                     // The original looped over the ids in JS and bound them again.
                     while let Some(row) = rows.next()? {
-                        ids.push(col_bound(row.get_ref(0)?));
+                        // Rebound as JS hands the value back: numbers as REAL, text as decoded.
+                        ids.push(Val::from_column(row.get_ref(0)?).bound()?);
                     }
                     ids
                 };
