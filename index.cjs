@@ -3,13 +3,26 @@
 // native.cjs loads the binary, protocol.cjs defines the wire to it, errors.cjs the
 // SqliteError class, database.cjs store.db and Database, store.cjs the store object.
 
+const native = require('./lib/native.cjs');
 const { SqliteError } = require('./lib/errors.cjs');
 const { Database } = require('./lib/database.cjs');
 const { createStore, uuidv7 } = require('./lib/store.cjs');
 
 /** The hub's store-adapter asks for better-sqlite3's class; this package's stands in. */
 async function importBetterSqlite3() {
+  native.load(); // rejects, like a failed import('better-sqlite3'), without the binary
   return Database;
 }
 
-module.exports = { createStore, uuidv7, importBetterSqlite3, Database, SqliteError };
+/** This package's version, its SQLite's and where its binary came from. */
+function version() {
+  const { binary, target } = native.loadedInfo();
+  const db = new Database(':memory:');
+  try {
+    return { version: native.VERSION, sqlite: db.prepare('SELECT sqlite_version()').pluck().get(), target, binary };
+  } finally {
+    db.close();
+  }
+}
+
+module.exports = { createStore, uuidv7, importBetterSqlite3, version, Database, SqliteError };

@@ -1,3 +1,4 @@
+/// <reference types="node" />
 // Public API of triflux-native-store: the triflux hub store (schema "6").
 // Shapes follow the original hub/store.mjs exactly, key order included.
 
@@ -35,7 +36,6 @@ export interface RegisterAgentInput {
   topics?: unknown;
   heartbeat_ttl_ms?: number;
   metadata?: unknown;
-  [other: string]: unknown;
 }
 
 export interface RegisterAgentResult {
@@ -192,6 +192,40 @@ export interface CreateAssignInput {
   error?: unknown;
 }
 
+/** The fields updateAssignStatus may change besides the status. */
+export interface AssignPatch {
+  supervisor_agent?: string;
+  worker_agent?: string;
+  topic?: string;
+  task?: string;
+  payload?: unknown;
+  attempt?: number;
+  retry_count?: number;
+  max_retries?: number;
+  priority?: number;
+  ttl_ms?: number;
+  timeout_ms?: number;
+  deadline_ms?: number | null;
+  trace_id?: string;
+  correlation_id?: string;
+  last_message_id?: string | null;
+  result?: unknown;
+  error?: unknown;
+  started_at_ms?: number | null;
+  dispatched_at_ms?: number | null;
+  completed_at_ms?: number | null;
+  last_retry_at_ms?: number | null;
+}
+
+export interface RetryAssignPatch {
+  retry_count?: number;
+  attempt?: number;
+  timeout_ms?: number;
+  ttl_ms?: number;
+  result?: unknown;
+  error?: unknown;
+}
+
 export interface ListAssignsFilter {
   supervisor_agent?: string;
   worker_agent?: string;
@@ -294,14 +328,89 @@ export type RoleFailureReason =
 
 export type RoleResult = { ok: true; role: RoleRow } | { ok: false; reason: RoleFailureReason; role: RoleRow | null };
 
-/** Any input carrying a role key: `role_key_wire` (or `roleKeyWire`) plus optional identity checks. */
-export interface RoleInput {
+/**
+ * The role key every role input carries: `role_key_wire` (or `roleKeyWire`); project_id,
+ * role_kind and scope_id, when given, must match the key (else "role key identity mismatch").
+ */
+export interface RoleKeyInput {
   role_key_wire?: string;
   roleKeyWire?: string;
   project_id?: string;
   role_kind?: 'cto' | 'lead';
   scope_id?: string;
-  [field: string]: unknown;
+}
+
+/** The role columns a reservation or a compare-and-set may write. */
+export interface RoleFields {
+  state?: RoleState;
+  holder_agent_id?: string | null;
+  previous_holder_agent_id?: string | null;
+  activation_id?: string | null;
+  activation_deadline_ms?: number | null;
+  holder_lease_expires_ms?: number | null;
+  charter_version?: string | null;
+  charter_acked_epoch?: number | null;
+  retry_count?: number;
+  next_probe_ms?: number | null;
+  blocked_reason?: string | null;
+  last_transition_ms?: number;
+  last_reason?: string;
+}
+
+/** upsertRoleReservation: optimistic checks against the current row, then the new values. */
+export interface ReserveRoleInput extends RoleKeyInput, RoleFields {
+  expected_version?: number;
+  expectedVersion?: number;
+  expected_epoch?: number;
+  expectedEpoch?: number;
+  epoch?: number;
+  next_epoch?: number;
+  activation_seq?: number;
+  next_activation_seq?: number;
+}
+
+/** compareAndSetRole: the expected version, epoch, activation_seq and activation_id, and a patch. */
+export interface CompareAndSetRoleInput extends RoleKeyInput {
+  expected_version?: number;
+  expectedVersion?: number;
+  version?: number;
+  expected_epoch?: number;
+  expectedEpoch?: number;
+  epoch?: number;
+  expected_activation_seq?: number;
+  expectedActivationSeq?: number;
+  activation_seq?: number;
+  expected_activation_id?: string | null;
+  expectedActivationId?: string | null;
+  activation_id?: string | null;
+  patch?: RoleFields | null;
+  /** Read when `patch` is null or absent. */
+  changes?: RoleFields | null;
+}
+
+export interface RoleCandidateInput extends RoleKeyInput {
+  agent_id: string;
+  source?: RoleCandidateRow['source'];
+  priority?: number;
+  transport_locators?: unknown;
+  consecutive_probe_failures?: number;
+  excluded_until_ms?: number | null;
+  last_probe_ms?: number | null;
+  last_probe_code?: string | null;
+  updated_at_ms?: number;
+}
+
+export interface CandidateReachabilityInput extends RoleKeyInput {
+  agent_id: string;
+  consecutive_probe_failures?: number;
+  /** Either flag adds one failure; `probe_succeeded` resets the count. */
+  probe_failed?: boolean;
+  increment_probe_failures?: boolean;
+  probe_succeeded?: boolean;
+  excluded_until_ms?: number | null;
+  last_probe_ms?: number;
+  last_probe_code?: string | null;
+  updated_at_ms?: number;
 }
 
 export interface RoleKeyFilter {
@@ -320,34 +429,50 @@ export interface RecoveryResult {
 
 export interface RunResult {
   changes: number;
-  lastInsertRowid: number | bigint;
+  /** Always a number: BigInt results (safeIntegers) are not supported. */
+  lastInsertRowid: number;
 }
 
-export interface Statement {
+export interface ColumnDefinition {
+  name: string;
+  column: string | null;
+  table: string | null;
+  database: string | null;
+  type: string | null;
+}
+
+/**
+ * A prepared statement. As in @types/better-sqlite3, `BindParameters` is the tuple of
+ * arguments run/get/all/iterate/bind take and `Result` the row type; both are the
+ * caller's claim, not checked against the SQL.
+ */
+export interface Statement<BindParameters extends unknown[] = unknown[], Result = unknown> {
   readonly source: string;
   readonly reader: boolean;
   readonly readonly: boolean;
   readonly database: Database;
   /** True while an iterate() of this statement is open. */
   readonly busy: boolean;
-  run(...params: unknown[]): RunResult;
-  get(...params: unknown[]): any;
-  all(...params: unknown[]): any[];
-  iterate(...params: unknown[]): IterableIterator<any>;
+  run(...params: BindParameters): RunResult;
+  get(...params: BindParameters): Result | undefined;
+  all(...params: BindParameters): Result[];
+  iterate(...params: BindParameters): IterableIterator<Result>;
   pluck(toggle?: boolean): this;
   raw(toggle?: boolean): this;
   expand(toggle?: boolean): this;
-  bind(...params: unknown[]): this;
-  columns(): Array<{ name: string; column: string | null; table: string | null; database: string | null; type: string | null }>;
+  bind(...params: BindParameters): this;
+  columns(): ColumnDefinition[];
   /** Only `safeIntegers(false)` is accepted; BigInt results are not supported. */
-  safeIntegers(toggle?: boolean): this;
+  safeIntegers(toggle?: false): this;
 }
 
-export interface TransactionFunction<F extends (...args: any[]) => any> {
+export interface TransactionFunction<F extends (...args: never[]) => unknown> {
   (...args: Parameters<F>): ReturnType<F>;
+  default(...args: Parameters<F>): ReturnType<F>;
   deferred(...args: Parameters<F>): ReturnType<F>;
   immediate(...args: Parameters<F>): ReturnType<F>;
   exclusive(...args: Parameters<F>): ReturnType<F>;
+  readonly database: Database;
 }
 
 export interface DatabaseOptions {
@@ -375,21 +500,23 @@ export declare class Database {
   readonly inTransaction: boolean;
   readonly memory: boolean;
   readonly readonly: boolean;
-  prepare(sql: string): Statement;
+  /**
+   * `prepare<[string], Row>(sql)` as with @types/better-sqlite3; a single object type
+   * for named parameters (`prepare<{ id: string }, Row>`) means one object argument.
+   */
+  prepare<BindParameters extends unknown[] | {} = unknown[], Result = unknown>(
+    sql: string,
+  ): BindParameters extends unknown[] ? Statement<BindParameters, Result> : Statement<[BindParameters], Result>;
   exec(sql: string): this;
-  pragma(sql: string, options?: { simple?: boolean }): any;
-  transaction<F extends (...args: any[]) => any>(fn: F): TransactionFunction<F>;
+  pragma(sql: string, options?: { simple?: boolean }): unknown;
+  transaction<F extends (...args: never[]) => unknown>(fn: F): TransactionFunction<F>;
   close(): this;
   /** Only `defaultSafeIntegers(false)` is accepted. */
-  defaultSafeIntegers(toggle?: boolean): this;
+  defaultSafeIntegers(toggle?: false): this;
   /** Only `unsafeMode(false)` is accepted. */
-  unsafeMode(toggle?: boolean): this;
-  /** Not supported: always throws a TypeError. */
-  function(...args: unknown[]): never;
-  /** Not supported: always throws a TypeError. */
-  aggregate(...args: unknown[]): never;
-  /** Not supported: always throws a TypeError. */
-  table(...args: unknown[]): never;
+  unsafeMode(toggle?: false): this;
+  // Not supported, and so not declared: function, aggregate, table, loadExtension (each
+  // throws a TypeError saying so).
   /**
    * Online backup into `filename` (better-sqlite3 12's contract): resolves once the copy is
    * complete. The copy advances one step per event-loop turn; `progress` is called after
@@ -399,8 +526,6 @@ export declare class Database {
   backup(filename: string, options?: BackupOptions): Promise<BackupMetadata>;
   /** The database file's bytes (`sqlite3_serialize`). */
   serialize(options?: { attached?: string }): Buffer;
-  /** Not supported: always throws a TypeError. */
-  loadExtension(...args: unknown[]): never;
   static readonly SqliteError: typeof SqliteError;
 }
 
@@ -410,7 +535,6 @@ export interface Store {
   uuidv7(): string;
   /** Set by the hub's adapter; not set by createStore. */
   type?: string;
-  [added: string]: unknown;
 
   close(): void;
 
@@ -425,13 +549,13 @@ export interface Store {
   updateAgentStatus(agentId: string, status: 'online' | 'stale' | 'offline'): boolean;
 
   getRole(roleKeyWire: string): RoleRow | null;
-  upsertRoleReservation(input: RoleInput): RoleResult;
-  compareAndSetRole(input: RoleInput): RoleResult;
+  upsertRoleReservation(input: ReserveRoleInput): RoleResult;
+  compareAndSetRole(input: CompareAndSetRoleInput): RoleResult;
   listRoleKeys(filter?: RoleKeyFilter): string[];
   listRolesWithExpiredHolder(now: number): RoleRow[];
   listRoleCandidates(roleKeyWire: string): RoleCandidateRow[];
-  upsertRoleCandidate(input: RoleInput): RoleCandidateRow;
-  updateCandidateReachability(input: RoleInput): { ok: true; candidate: RoleCandidateRow } | { ok: false; reason: 'not_found' };
+  upsertRoleCandidate(input: RoleCandidateInput): RoleCandidateRow;
+  updateCandidateReachability(input: CandidateReachabilityInput): { ok: true; candidate: RoleCandidateRow } | { ok: false; reason: 'not_found' };
   listPendingRoleMessages(roleKeyWire: string, now: number): MessageRow[];
   recoverRoleRegistry(now: number): RecoveryResult;
 
@@ -458,9 +582,9 @@ export interface Store {
 
   createAssign(input: CreateAssignInput): AssignRow;
   getAssign(jobId: string): AssignRow | null;
-  updateAssignStatus(jobId: string, status: AssignStatus | null | undefined, patch?: Record<string, unknown>): AssignRow | null;
+  updateAssignStatus(jobId: string, status: AssignStatus | null | undefined, patch?: AssignPatch): AssignRow | null;
   listAssigns(filter?: ListAssignsFilter): AssignRow[];
-  retryAssign(jobId: string, patch?: { error?: unknown; timeout_ms?: number; ttl_ms?: number; [k: string]: unknown }): AssignRow | null;
+  retryAssign(jobId: string, patch?: RetryAssignPatch): AssignRow | null;
   onAssignStatusChange(listener: (event: AssignStatusEvent, row: AssignRow) => void): () => void;
 
   sweepExpired(): { messages: number; human_requests: number };
@@ -497,3 +621,17 @@ export declare function createStore(dbPath: string, options?: CreateStoreOptions
 export declare function uuidv7(): string;
 /** Resolves to this package's `Database` class (better-sqlite3's role in the original). */
 export declare function importBetterSqlite3(): Promise<typeof Database>;
+
+export interface VersionInfo {
+  /** This package's version (package.json). */
+  version: string;
+  /** The SQLite library compiled into the binary, e.g. "3.50.4". */
+  sqlite: string;
+  /** The platform triple the loaded binary was built for, e.g. "linux-x64-gnu". */
+  target: string;
+  /** Where the binary was loaded from: a file path or the platform package's name. */
+  binary: string;
+}
+
+/** Versions of this package, its SQLite and its binary; throws like createStore if the binary cannot load. */
+export declare function version(): VersionInfo;

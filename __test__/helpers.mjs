@@ -1,7 +1,7 @@
 // Shared test helpers: fresh temp directories and fixture copies, all inside the repo's
 // own files (tests never reach outside the repository).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -66,4 +66,38 @@ process.stdout.write(JSON.stringify(out ?? null));`;
   const r = spawnSync(process.execPath, ['-e', script, dbPath, sql, JSON.stringify(params)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * `npm pack` of the main package and of the host's platform package, the platform
+ * package carrying this checkout's build (./triflux-native-store.<triple>.node) so the
+ * tarballs install like published ones. Returns the folder and the two tarball paths.
+ */
+export function packWithLocalBinary(t) {
+  const { hostTriple } = require('../lib/native.cjs');
+  const triple = hostTriple();
+  const npmDir = tempDir(t);
+  for (const dir of readdirSync(join(repoRoot, 'npm'))) {
+    mkdirSync(join(npmDir, dir));
+    for (const file of readdirSync(join(repoRoot, 'npm', dir)).filter((f) => !f.endsWith('.node'))) {
+      copyFileSync(join(repoRoot, 'npm', dir, file), join(npmDir, dir, file));
+    }
+  }
+  const binary = `triflux-native-store.${triple}.node`;
+  copyFileSync(join(repoRoot, binary), join(npmDir, triple, binary));
+  const out = tempDir(t);
+  const pack = (cwd) => {
+    const r = spawnSync('npm', ['pack', '--silent', '--pack-destination', out], {
+      cwd,
+      encoding: 'utf8',
+      // The prepack guard looks for the host binary in this npm/ folder instead.
+      env: { ...process.env, TRIFLUX_NPM_DIR: npmDir },
+      shell: process.platform === 'win32',
+    });
+    if (r.status !== 0) throw new Error(`npm pack in ${cwd} failed:\n${r.stderr}`);
+  };
+  pack(repoRoot);
+  pack(join(npmDir, triple));
+  const tarballs = readdirSync(out).filter((f) => f.endsWith('.tgz')).sort();
+  return { dir: out, tarballs: tarballs.map((f) => join(out, f)) };
 }

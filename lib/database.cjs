@@ -205,6 +205,7 @@ function initDatabase(db, n, givenName, isMemory, isReadonly) {
  */
 function Database(filenameGiven, options) {
   if (new.target == null) return new Database(filenameGiven, options);
+  native.load(); // throws the descriptive error when the binary is missing
   if (Buffer.isBuffer(filenameGiven)) throw notSupported('Opening a serialized database (Buffer)');
   if (filenameGiven == null) filenameGiven = '';
   if (options == null) options = {};

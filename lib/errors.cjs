@@ -11,6 +11,7 @@ class SqliteError extends Error {
   }
 }
 Object.defineProperty(SqliteError.prototype, 'name', { value: 'SqliteError', writable: true, configurable: true });
-native.registerSqliteError(SqliteError);
+// Registered when the binary loads (lazily: importing must not need it).
+native.onLoad((binding) => binding.registerSqliteError(SqliteError));
 
 module.exports = { SqliteError };

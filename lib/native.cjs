@@ -1,31 +1,127 @@
 'use strict';
-// Loads the platform's native binary (see README "Swapping it into the hub").
+// Finds and loads the native binary, on first use rather than at import: a hub whose
+// platform has no binary must still be able to import this package and fall back
+// (createStore throws inside its try/catch, as it did when better-sqlite3 was missing).
+// The binding's functions are copied onto this module's exports by load(), so the
+// other lib/ files call `native.facadeRun(...)` as plain properties (no proxy on the
+// hot path); every way in (createStore, new Database, uuidv7) calls load() first.
 
-const { join } = require('node:path');
+const { readFileSync } = require('node:fs');
+const { join, resolve } = require('node:path');
+const { name: PACKAGE, version: VERSION } = require('../package.json');
 
-function loadNative() {
-  const { platform, arch } = process;
-  let abi = '';
-  if (platform === 'linux') {
-    const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null;
-    abi = report && report.header && report.header.glibcVersionRuntime ? '-gnu' : '-musl';
-  } else if (platform === 'win32') {
-    abi = '-msvc';
+const BINARY_NAME = 'triflux-native-store';
+/** Env variables that name a .node file to load instead of the platform package. */
+const OVERRIDES = ['TRIFLUX_NATIVE_STORE_BINARY', 'NAPI_RS_NATIVE_LIBRARY_PATH'];
+
+let binding = null;
+let failure = null;
+let loadedFrom = null;
+let loadedTriple = null;
+const hooks = [];
+
+/** glibc or musl, decided without trusting process.report alone (napi-rs's order). */
+function isMusl() {
+  try {
+    // ldd is a shell script on glibc and a link to the musl loader on musl.
+    return readFileSync('/usr/bin/ldd', 'utf8').includes('musl');
+  } catch {}
+  if (typeof process.report?.getReport === 'function') {
+    // getReport resolves host names unless told not to: minutes on hosts with slow DNS.
+    process.report.excludeNetwork = true;
+    const report = process.report.getReport();
+    if (report?.header?.glibcVersionRuntime) return false;
+    const shared = report?.sharedObjects;
+    if (Array.isArray(shared) && shared.some((f) => f.includes('libc.musl-') || f.includes('ld-musl-'))) return true;
   }
-  const triple = `${platform}-${arch}${abi}`;
-  const candidates = [
-    join(__dirname, '..', `triflux-native-store.${triple}.node`),
-    `triflux-native-store-${triple}`,
-  ];
-  const errors = [];
-  for (const candidate of candidates) {
-    try {
-      return require(candidate);
-    } catch (error) {
-      errors.push(`${candidate}: ${error.message}`);
-    }
+  try {
+    return require('node:child_process').execSync('ldd --version 2>&1', { encoding: 'utf8' }).includes('musl');
+  } catch {
+    return false;
   }
-  throw new Error(`triflux-native-store: no native binary for ${triple}.\n${errors.join('\n')}`);
 }
 
-module.exports = loadNative();
+/** napi-rs's name for this platform: linux-x64-gnu, linux-arm64-musl, darwin-arm64, win32-x64-msvc… */
+function hostTriple() {
+  const { platform, arch } = process;
+  if (platform === 'linux') return `linux-${arch}-${isMusl() ? 'musl' : 'gnu'}`;
+  if (platform === 'win32') return `win32-${arch}-msvc`;
+  return `${platform}-${arch}`;
+}
+
+/** Where the binary may be, in order: the env override, a local build, the platform package. */
+function candidates(triple) {
+  for (const key of OVERRIDES) {
+    // An override is taken alone: falling back behind the user's back hides mistakes.
+    if (process.env[key]) return [{ label: `${key}=${process.env[key]}`, path: resolve(process.env[key]) }];
+  }
+  const packageName = `${PACKAGE}-${triple}`;
+  return [
+    { label: `./${BINARY_NAME}.${triple}.node (local build)`, path: join(__dirname, '..', `${BINARY_NAME}.${triple}.node`), local: true },
+    { label: `${packageName} (platform package)`, path: packageName, packageName },
+  ];
+}
+
+function tryLoad(candidate) {
+  if (candidate.packageName) {
+    // A platform package of another release may not have the functions this JS calls.
+    const { version } = require(`${candidate.packageName}/package.json`);
+    if (version !== VERSION) {
+      throw new Error(`version ${version} installed, ${PACKAGE} ${VERSION} needs the same version`);
+    }
+  }
+  return require(candidate.path);
+}
+
+/** The binding, loaded once; throws the same descriptive Error on every call if it cannot load. */
+function load() {
+  if (binding !== null) return binding;
+  if (failure !== null) throw failure;
+  const triple = hostTriple();
+  const tried = [];
+  for (const candidate of candidates(triple)) {
+    let loaded;
+    try {
+      loaded = tryLoad(candidate);
+    } catch (error) {
+      // A local build that is simply absent is the normal case for installed packages.
+      if (candidate.local && error.code === 'MODULE_NOT_FOUND') continue;
+      tried.push({ candidate, error });
+      continue;
+    }
+    // Own names, enumerable or not (napi-rs may define classes non-enumerable).
+    for (const key of Object.getOwnPropertyNames(loaded)) module.exports[key] = loaded[key];
+    binding = loaded;
+    loadedFrom = candidate.packageName ? require.resolve(candidate.packageName) : candidate.path;
+    loadedTriple = triple;
+    for (const hook of hooks.splice(0)) hook(loaded);
+    return binding;
+  }
+  const packageName = `${PACKAGE}-${triple}`;
+  failure = new Error(
+    `${PACKAGE}: cannot load the native binary for ${triple}: the package ${packageName} ` +
+      `should provide it. Install it (npm installs it as an optional dependency of ${PACKAGE}; ` +
+      `reinstall without --omit=optional and with a lockfile made on this platform), or set ` +
+      `TRIFLUX_NATIVE_STORE_BINARY to a ${BINARY_NAME}.${triple}.node file.\n` +
+      tried.map(({ candidate, error }) => `  ${candidate.label}: ${error.message.split('\n')[0]}`).join('\n'),
+    { cause: tried.at(-1)?.error },
+  );
+  failure.code = 'ERR_TRIFLUX_NATIVE_BINARY';
+  failure.triple = triple;
+  failure.packageName = packageName;
+  throw failure;
+}
+
+/** Runs `fn(binding)` once the binding is loaded (at once if it already is). */
+function onLoad(fn) {
+  if (binding !== null) fn(binding);
+  else hooks.push(fn);
+}
+
+/** Where the loaded binding came from and which triple it was chosen for. */
+function loadedInfo() {
+  load();
+  return { binary: loadedFrom, target: loadedTriple };
+}
+
+module.exports = { load, onLoad, loadedInfo, hostTriple, isMusl, PACKAGE, VERSION };

@@ -10,10 +10,11 @@ const native = require('./native.cjs');
 const { createDbFacade } = require('./database.cjs');
 const { decode, decodeFlagged } = require('./protocol.cjs');
 
-const uuidv7 = () => native.uuidv7();
+const uuidv7 = () => native.load().uuidv7();
 
 function createStore(dbPath, options = {}) {
   void options; // options.DatabaseCtor is accepted and ignored: SQLite is built in.
+  native.load(); // before touching the file system: the hub falls back when this throws
   mkdirSync(dirname(dbPath), { recursive: true });
   const n = new native.NativeDb(dbPath);
   const assignListeners = new Set();

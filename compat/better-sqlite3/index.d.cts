@@ -1,0 +1,2 @@
+import Database = require('triflux-native-store/better-sqlite3');
+export = Database;

@@ -1,0 +1,1 @@
+export { default, SqliteError } from 'triflux-native-store/better-sqlite3';
