@@ -10,8 +10,7 @@
 // "bursts" (the worst case): the same, but every 500 consecutive messages share one
 // created_at_ms, so every ORDER BY created_at_ms meets tie groups of 500.
 //
-// Every run (refreshRecent) first ages the previous run's recent rows (queued → acked,
-// two days older), then appends: 300 messages acked in the last 2.5 minutes, the newest 40
+// Every run (refreshRecent) first deletes the previous run's recent rows, then appends: 300 messages acked in the last 2.5 minutes, the newest 40
 // queued (TTL 1 h; 8 each to agent-007, topic:t1 and agent-042; 30 of the acked ones each
 // to agent-042, agent-007 and topic:t2, so every limit-20 read returns recent rows only and
 // its output is the same at every size), 10 queued role messages for
@@ -149,10 +148,9 @@ export function refreshRecent(db, now = Date.now()) {
     const bursts = db.prepare("SELECT value FROM bench_state WHERE key='bursts'").pluck().get() === 1;
     // In the bursts case every group of recent rows shares one millisecond.
     const at = (t) => (bursts ? t - (t % 60_000) : t);
-    db.prepare(`UPDATE messages SET status = CASE status WHEN 'queued' THEN 'acked' ELSE status END,
-      created_at_ms = created_at_ms - 2 * ${DAY}, expires_at_ms = expires_at_ms - 2 * ${DAY} WHERE rowid >= ?`).run(from);
-    db.prepare(`UPDATE human_requests SET state='accepted', deadline_ms = 0 WHERE state='pending'`).run();
-    db.prepare("UPDATE bench_state SET value = (SELECT COALESCE(MAX(rowid), 0) + 1 FROM messages) WHERE key='recent_from'").run();
+    // The previous run's recent rows go, so every run (and both sides) holds the same rows.
+    db.prepare('DELETE FROM messages WHERE rowid >= ?').run(from);
+    db.prepare("DELETE FROM human_requests WHERE correlation_id = 'bench-recent'").run();
     db.prepare(`UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, status='online' WHERE agent_id LIKE 'agent-%'`)
       .run(now, now + 3_600_000);
     const msg = db.prepare(MESSAGE_INSERT);
@@ -173,7 +171,7 @@ export function refreshRecent(db, now = Date.now()) {
     const human = db.prepare(`INSERT INTO human_requests (request_id, requester_agent, kind, prompt, schema_json, state,
       deadline_ms, default_action, correlation_id, trace_id, response_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)`);
     for (let i = 0; i < 5; i++) {
-      human.run(idAt(now, i, 99), agentId(i), 'approval', 'ok?', '{}', 'pending', now + 3_600_000, 'decline', 'c', 't', null);
+      human.run(idAt(now, i, 99), agentId(i), 'approval', 'ok?', '{}', 'pending', now + 3_600_000, 'decline', 'bench-recent', 't', null);
     }
   })();
 }
