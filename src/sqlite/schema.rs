@@ -3,10 +3,10 @@
 
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::errors::SResult;
+use crate::sqlite::error::SResult;
 
 pub const SCHEMA_VERSION: &str = "6";
-pub const SCHEMA_SQL: &str = include_str!("sql/schema.sql");
+pub const SCHEMA_SQL: &str = include_str!("schema.sql");
 
 fn has_table(conn: &Connection, table: &str) -> SResult<bool> {
     Ok(conn
@@ -137,7 +137,7 @@ mod statement_cache_tests {
     #[test]
     fn cached_statements_are_not_reprepared_when_bindings_change() {
         let conn = Connection::open_in_memory().unwrap();
-        crate::db::configure(&conn);
+        crate::sqlite::connection::configure(&conn).unwrap();
         open_store(&conn).unwrap();
         for sql in [
             "SELECT * FROM role_candidates WHERE role_key_wire = ? ORDER BY priority DESC, updated_at_ms DESC, agent_id",

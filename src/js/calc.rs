@@ -4,10 +4,10 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::bind::Bound;
-use crate::errors::{SResult, StoreError};
-use crate::jsval::JsVal;
-use crate::rowjson::JsonOut;
+use crate::js::bind::Bound;
+use crate::sqlite::error::{SResult, StoreError};
+use crate::js::value::JsVal;
+use crate::js::json_out::JsonOut;
 
 /// The value of `now + x`.
 #[derive(Debug, Clone)]
@@ -69,9 +69,9 @@ impl Sum {
 /// fresh id (also returned, so callers can report it).
 pub fn or_new_id(v: &JsVal) -> SResult<(Bound, Option<String>)> {
     if v.truthy() {
-        Ok((crate::bind::bound_from_js(v)?, None))
+        Ok((crate::js::bind::bound_from_js(v)?, None))
     } else {
-        let id = crate::uuid7::next();
+        let id = crate::store::uuid7::next();
         Ok((Bound::text(&id), Some(id)))
     }
 }

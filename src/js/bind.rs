@@ -5,8 +5,8 @@
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Statement, ToSql};
 
-use crate::errors::{SResult, StoreError};
-use crate::jsval::JsVal;
+use crate::sqlite::error::{SResult, StoreError};
+use crate::js::value::JsVal;
 
 /// A value ready to bind, owned so that JS reads happen before SQLite runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,15 +18,21 @@ pub enum Bound {
     Blob(Vec<u8>),
 }
 
-impl ToSql for Bound {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match self {
+impl<'a> From<&'a Bound> for ValueRef<'a> {
+    fn from(b: &'a Bound) -> Self {
+        match b {
             Bound::Null => ValueRef::Null,
             Bound::Int(v) => ValueRef::Integer(*v),
             Bound::Real(v) => ValueRef::Real(*v),
             Bound::Text(v) => ValueRef::Text(v),
             Bound::Blob(v) => ValueRef::Blob(v),
-        }))
+        }
+    }
+}
+
+impl ToSql for Bound {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(ValueRef::from(self)))
     }
 }
 
@@ -62,15 +68,14 @@ pub fn bound_from_js(v: &JsVal) -> SResult<Bound> {
     if let Some(n) = v.number() {
         return Ok(Bound::Real(n));
     }
-    if v.is_bigint() {
-        let (i, lossless) = v.bigint_i64();
+    if let Some((i, lossless)) = v.bigint_i64() {
         return if lossless { Ok(Bound::Int(i)) } else { Err(StoreError::range_error(TOO_BIG)) };
     }
     if v.is_string() {
-        return Ok(Bound::Text(v.wtf8()));
+        return Ok(Bound::Text(v.wtf8()?));
     }
-    if v.is_buffer() {
-        return Ok(Bound::Blob(v.buffer_bytes()));
+    if v.is_buffer()? {
+        return Ok(Bound::Blob(v.buffer_bytes()?));
     }
     if v.is_nullish() {
         return Ok(Bound::Null);
@@ -138,7 +143,7 @@ impl ParamInfo for RusqliteParams<'_, '_> {
 pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
     let param_count = stmt.parameter_count();
     let named: Vec<(usize, String)> = (1..=param_count)
-        .filter_map(|i| stmt.parameter_name(i).map(|n| (i, n[1..].to_string())))
+        .filter_map(|i| stmt.parameter_name(i).map(|n| (i, n.get(1..).unwrap_or_default().to_string())))
         .collect();
     let mut anon_index = 0usize;
     let mut next_anon = |stmt: &P| {
@@ -168,8 +173,8 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
             }
             Arg::Js(v) => v,
         };
-        if arg.is_array() {
-            for i in 0..arg.array_len() {
+        if arg.is_array()? {
+            for i in 0..arg.array_len()? {
                 let value = bound_from_js(&arg.element(i)?)?;
                 let index = next_anon(stmt);
                 place(&mut out, index, value)?;
@@ -177,8 +182,8 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
             }
             continue;
         }
-        if (arg.is_object() || arg.is_function()) && !arg.is_buffer() {
-            if arg.is_plain_object() {
+        if (arg.is_object() || arg.is_function()) && !arg.is_buffer()? {
+            if arg.is_plain_object()? {
                 if bound_object {
                     return Err(StoreError::type_error(
                         "You cannot specify named parameters in two different objects",

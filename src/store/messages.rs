@@ -5,13 +5,14 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
-use crate::agents::GET_AGENT;
-use crate::bind::{bound_from_js, Arg, Bound};
-use crate::db::{now, NativeDb};
-use crate::exec;
-use crate::jscalc::{add_to_now, clamp_number, or_new_id};
-use crate::jsval::JsVal;
-use crate::rowjson::{is_valid_json, JsonOut, MESSAGE, RAW};
+use crate::store::agents::GET_AGENT;
+use crate::js::bind::{bound_from_js, Arg, Bound};
+use crate::native_db::{now, NativeDb};
+use crate::sqlite::transaction::{in_transaction, Behavior};
+use crate::store::queries as exec;
+use crate::js::calc::{add_to_now, clamp_number, or_new_id};
+use crate::js::value::JsVal;
+use crate::js::json_out::{is_valid_json, JsonOut, MESSAGE, RAW};
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
@@ -48,7 +49,7 @@ impl NativeDb {
         role_key_wire: JsVal,
     ) -> Result<String> {
         self.with(&env, |core| {
-            let id = crate::uuid7::next();
+            let id = crate::store::uuid7::next();
             let now = now();
             let expires = add_to_now(now, &ttl_ms)?;
             let (correlation, new_correlation) = or_new_id(&correlation_id)?;
@@ -167,7 +168,7 @@ impl NativeDb {
     pub fn move_to_dead_letter(&self, env: Env, message_id: JsVal, reason: JsVal, last_error: JsVal) -> Result<bool> {
         self.with(&env, |core| {
             let conn = &core.conn;
-            exec::in_transaction(conn, "DEFERRED", || {
+            in_transaction(conn, Behavior::Deferred, || {
                 let dead = Bound::text("dead_letter");
                 exec::run_args(conn, SET_MESSAGE_STATUS, &[Arg::Val(&dead), Arg::Js(message_id)])?;
                 let now_b = Bound::num(now() as f64);
@@ -194,10 +195,10 @@ impl NativeDb {
 
 /// The agent's topics as the original used them: `getAgent(id)?.topics || []`, then
 /// only when `.length` is truthy. Returns the JSON text to hand to json_each.
-fn agent_topics(conn: &rusqlite::Connection, agent_id: JsVal) -> crate::errors::SResult<Option<String>> {
+fn agent_topics(conn: &rusqlite::Connection, agent_id: JsVal) -> crate::sqlite::error::SResult<Option<String>> {
     let mut stmt = exec::prepare(conn, GET_AGENT)?;
-    let values = crate::bind::bind_args(&stmt, &[Arg::Js(agent_id)])?;
-    crate::bind::apply(&mut stmt, &values)?;
+    let values = crate::js::bind::bind_args(&stmt, &[Arg::Js(agent_id)])?;
+    crate::js::bind::apply(&mut stmt, &values)?;
     let mut rows = stmt.raw_query();
     let Some(row) = rows.next()? else { return Ok(None) };
     let idx = match row.as_ref().column_index("topics_json") {

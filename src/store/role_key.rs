@@ -10,9 +10,9 @@ use std::ffi::CStr;
 
 use base64::Engine;
 
-use crate::errors::{SResult, StoreError};
-use crate::jsval::JsVal;
-use crate::rowjson::is_valid_json;
+use crate::sqlite::error::{SResult, StoreError};
+use crate::js::value::JsVal;
+use crate::js::json_out::is_valid_json;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleKey {
@@ -257,7 +257,7 @@ pub fn decode(wire: &JsVal) -> SResult<RoleKey> {
     if !wire.is_string() {
         return Err(StoreError::coded(WIRE_INVALID, WIRE_INVALID));
     }
-    decode_bytes(&wire.wtf8()).map_err(|code| StoreError::coded(code, code))
+    decode_bytes(&wire.wtf8()?).map_err(|code| StoreError::coded(code, code))
 }
 
 /// `roleIdentity(input)`: the wire (`role_key_wire ?? roleKeyWire`), its decoded key,
@@ -295,7 +295,7 @@ pub fn role_identity(input: &JsVal) -> SResult<Identity> {
     for (ckey, name, expected) in fields {
         if input.has_own(ckey)? {
             let v = input.get(ckey)?;
-            if !(v.is_string() && v.wtf8() == expected.as_bytes()) {
+            if !(v.is_string() && v.wtf8()? == expected.as_bytes()) {
                 return Err(StoreError::error(format!("role key identity mismatch: {name}")));
             }
         }

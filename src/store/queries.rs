@@ -3,9 +3,9 @@
 
 use rusqlite::{CachedStatement, Connection};
 
-use crate::bind::{apply, bind_all, bind_args, Arg, Bound};
-use crate::errors::SResult;
-use crate::rowjson::{write_row, JsonOut, RowShape};
+use crate::js::bind::{apply, bind_all, bind_args, Arg, Bound};
+use crate::sqlite::error::SResult;
+use crate::js::json_out::{write_row, JsonOut, RowShape};
 
 pub fn prepare<'c>(conn: &'c Connection, sql: &str) -> SResult<CachedStatement<'c>> {
     Ok(conn.prepare_cached(sql)?)
@@ -121,60 +121,5 @@ pub fn count(conn: &Connection, sql: &str, params: &[Bound]) -> SResult<i64> {
     match rows.next()? {
         Some(row) => Ok(row.get::<_, Option<i64>>(0)?.unwrap_or(0)),
         None => Ok(0),
-    }
-}
-
-/// Runs `f` inside a transaction of the given kind ("DEFERRED" or "IMMEDIATE"), or in
-/// a savepoint when the caller already opened one (e.g. `db.transaction(fn)`).
-pub fn in_transaction<T>(conn: &Connection, mode: &str, f: impl FnOnce() -> SResult<T>) -> SResult<T> {
-    let nested = begin(conn, mode)?;
-    let result = f();
-    finish(conn, nested, result)
-}
-
-/// Opens a transaction (or a savepoint inside an open one); returns whether it nested.
-pub fn begin(conn: &Connection, mode: &str) -> SResult<bool> {
-    let nested = !conn.is_autocommit();
-    if nested {
-        control(conn, "SAVEPOINT tfx_store")?;
-    } else if mode == "IMMEDIATE" {
-        control(conn, "BEGIN IMMEDIATE")?;
-    } else {
-        control(conn, "BEGIN DEFERRED")?;
-    }
-    Ok(nested)
-}
-
-/// Commits what [`begin`] opened when `result` is Ok, else rolls it back.
-pub fn finish<T>(conn: &Connection, nested: bool, result: SResult<T>) -> SResult<T> {
-    match result {
-        Ok(v) => {
-            let commit = if nested { "RELEASE tfx_store" } else { "COMMIT" };
-            if let Err(e) = control(conn, commit) {
-                rollback(conn, nested);
-                return Err(e);
-            }
-            Ok(v)
-        }
-        Err(e) => {
-            rollback(conn, nested);
-            Err(e)
-        }
-    }
-}
-
-/// Runs one of the fixed transaction-control statements (kept prepared).
-fn control(conn: &Connection, sql: &str) -> SResult<()> {
-    prepare(conn, sql)?.raw_execute()?;
-    Ok(())
-}
-
-fn rollback(conn: &Connection, nested: bool) {
-    // A failed rollback means SQLite already rolled back (e.g. after SQLITE_FULL).
-    if nested {
-        let _ = control(conn, "ROLLBACK TO tfx_store");
-        let _ = control(conn, "RELEASE tfx_store");
-    } else if !conn.is_autocommit() {
-        let _ = control(conn, "ROLLBACK");
     }
 }

@@ -16,13 +16,13 @@ use napi::sys;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
-use crate::assign::{col_number, js_number, read_current, str_to_number, Cur, Js, PV};
-use crate::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Bound};
-use crate::db::{now, NativeDb};
-use crate::errors::{SResult, StoreError};
-use crate::exec;
-use crate::jsval::{wtf8_from_utf16, JsVal};
-use crate::rowjson::{is_valid_json, value_truthy, write_row, JsonOut, REFLEXION};
+use crate::store::assign::{col_number, js_number, read_current, str_to_number, Cur, Js, PV};
+use crate::js::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Bound};
+use crate::native_db::{now, NativeDb};
+use crate::sqlite::error::{SResult, StoreError};
+use crate::store::queries as exec;
+use crate::js::value::{wtf8_from_utf16, JsVal};
+use crate::js::json_out::{is_valid_json, value_truthy, write_row, JsonOut, REFLEXION};
 
 const INSERT: &str = "INSERT INTO reflexion_entries (id, type, error_pattern, error_message, context_json, solution, solution_code, adaptive_state_json, confidence, hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
@@ -89,8 +89,8 @@ fn object_keys(v: &JsVal) -> SResult<Vec<JsVal>> {
     if status != sys::Status::napi_ok {
         return Err(StoreError::Pending);
     }
-    let arr = JsVal::from_raw(env, arr);
-    (0..arr.array_len()).map(|i| arr.element(i)).collect()
+    let arr = JsVal::from_raw(env, arr)?;
+    (0..arr.array_len()?).map(|i| arr.element(i)).collect()
 }
 
 const CONTINUATION_KEYWORDS: [&str; 16] = [
@@ -134,7 +134,7 @@ fn like_pattern(pattern: &JsVal) -> SResult<Bound> {
         return Err(StoreError::type_error("errorPattern.replace is not a function"));
     }
     let mut units: Vec<u16> = Vec::new();
-    for u in pattern.utf16() {
+    for u in pattern.utf16()? {
         if u == b'%' as u16 || u == b'_' as u16 || u == b'\\' as u16 {
             units.push(b'\\' as u16);
         }
@@ -184,25 +184,25 @@ enum MinConf {
 }
 
 /// `parseJson(adaptive_state_json, {})?.project_slug === slug`
-fn project_slug_matches(stored: ValueRef<'_>, slug: &JsVal) -> bool {
+fn project_slug_matches(stored: ValueRef<'_>, slug: &JsVal) -> SResult<bool> {
     let text = match stored {
         ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
-        _ => return false,
+        _ => return Ok(false),
     };
     if !is_valid_json(&text) {
-        return false;
+        return Ok(false);
     }
-    let Some(raw) = top_level_member(&text, "project_slug") else { return false };
+    let Some(raw) = top_level_member(&text, "project_slug") else { return Ok(false) };
     if slug.is_string() {
-        return raw.starts_with('"') && decode_json_string(raw) == slug.utf16();
+        return Ok(raw.starts_with('"') && decode_json_string(raw) == slug.utf16()?);
     }
     if let Some(n) = slug.number() {
-        return !raw.starts_with(['"', '{', '[', 't', 'f', 'n']) && raw.parse::<f64>().map(|v| v == n).unwrap_or(false);
+        return Ok(!raw.starts_with(['"', '{', '[', 't', 'f', 'n']) && raw.parse::<f64>().map(|v| v == n).unwrap_or(false));
     }
     if let Some(b) = slug.bool_value() {
-        return raw == if b { "true" } else { "false" };
+        return Ok(raw == if b { "true" } else { "false" });
     }
-    false
+    Ok(false)
 }
 
 /// The raw text of the last `key` member of a top-level JSON object (valid JSON given).
@@ -332,9 +332,9 @@ impl NativeDb {
         updated_at_ms: JsVal,
     ) -> Result<String> {
         let js = Js::new(&env);
-        self.with_atomic(&env, |core| {
+        self.with_atomic(&env, |conn| {
             let now = now();
-            let id = crate::uuid7::next();
+            let id = crate::store::uuid7::next();
             let context_json = PV::Js(context).stringify(&js)?;
             let adaptive_json = PV::Js(adaptive_state).stringify(&js)?;
             let or_now = |v: &JsVal| -> SResult<Bound> {
@@ -361,8 +361,8 @@ impl NativeDb {
                 or_now(&created_at_ms)?,
                 or_now(&updated_at_ms)?,
             ];
-            exec::run(&core.conn, INSERT, &params)?;
-            exec::row_text(&core.conn, GET, &[Arg::Val(&Bound::text(&id))], &REFLEXION)
+            exec::run(conn, INSERT, &params)?;
+            exec::row_text(conn, GET, &[Arg::Val(&Bound::text(&id))], &REFLEXION)
         })
     }
 
@@ -382,7 +382,7 @@ impl NativeDb {
             for k in keys {
                 let v = context.get_by(&k)?;
                 if !v.is_nullish() {
-                    ctx_keys.push(k.utf16());
+                    ctx_keys.push(k.utf16()?);
                     ctx_vals.push(v);
                 }
             }
@@ -440,21 +440,21 @@ impl NativeDb {
     /// updateReflexionHit: count the hit, then recompute the confidence.
     #[napi]
     pub fn update_reflexion_hit(&self, env: Env, id: JsVal, success: JsVal) -> Result<String> {
-        self.with_atomic(&env, |core| {
+        self.with_atomic(&env, |conn| {
             let now_b = Bound::num(now() as f64);
             let sql = if success.truthy() { HIT_SUCCESS } else { HIT_ONLY };
-            exec::run_args(&core.conn, sql, &[Arg::Val(&now_b), Arg::Val(&now_b), Arg::Js(id)])?;
-            if let Some(entry) = read_current(&core.conn, GET, id)? {
+            exec::run_args(conn, sql, &[Arg::Val(&now_b), Arg::Val(&now_b), Arg::Js(id)])?;
+            if let Some(entry) = read_current(conn, GET, id)? {
                 let hit = entry.val("hit_count");
                 let hit_n = col_number(ValueRef::from(&hit));
                 // entry.hit_count > 0 (a string compares as a number here too)
                 if hit_n > 0.0 {
                     let conf = recalc_entry(&entry);
                     let conf_b = Bound::num(clamp01(conf));
-                    exec::run_args(&core.conn, SET_CONFIDENCE, &[Arg::Val(&conf_b), Arg::Val(&now_b), Arg::Js(id)])?;
+                    exec::run_args(conn, SET_CONFIDENCE, &[Arg::Val(&conf_b), Arg::Val(&now_b), Arg::Js(id)])?;
                 }
             }
-            get_row(&core.conn, Arg::Js(id))
+            get_row(conn, Arg::Js(id))
         })
     }
 
@@ -463,7 +463,7 @@ impl NativeDb {
     #[napi]
     pub fn list_reflexion(&self, env: Env, entry_type: JsVal, min_confidence: JsVal, project_slug: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let type_units = if entry_type.truthy() { Some(if entry_type.is_string() { Some(entry_type.utf16()) } else { None }) } else { None };
+            let type_units = if entry_type.truthy() { Some(if entry_type.is_string() { Some(entry_type.utf16()?) } else { None }) } else { None };
             // Converted on first use: `>=` only coerces it when a row reaches that filter.
             let mut min: Option<MinConf> = None;
             let slug = if project_slug.truthy() { Some(project_slug) } else { None };
@@ -494,7 +494,7 @@ impl NativeDb {
                 let conf = conf_i.map(|i| row.get_ref(i)).transpose()?.unwrap_or(ValueRef::Null);
                 if min.is_none() {
                     min = Some(if min_confidence.is_string() {
-                        MinConf::Str(min_confidence.utf16())
+                        MinConf::Str(min_confidence.utf16()?)
                     } else {
                         MinConf::Num(js_number(&min_confidence)?)
                     });
@@ -504,7 +504,7 @@ impl NativeDb {
                 }
                 if let Some(slug) = &slug {
                     let st = state_i.map(|i| row.get_ref(i)).transpose()?.unwrap_or(ValueRef::Null);
-                    if !project_slug_matches(st, slug) {
+                    if !project_slug_matches(st, slug)? {
                         continue;
                     }
                 }
@@ -523,8 +523,8 @@ impl NativeDb {
     #[napi]
     pub fn patch_reflexion(&self, env: Env, id: JsVal, patch: JsVal) -> Result<String> {
         let js = Js::new(&env);
-        self.with_atomic(&env, |core| {
-            let Some(cur) = read_current(&core.conn, GET, id)? else { return Ok("null".to_string()) };
+        self.with_atomic(&env, |conn| {
+            let Some(cur) = read_current(conn, GET, id)? else { return Ok("null".to_string()) };
             let now = now();
             // {...patch}: own keys of an object patch override the current values.
             let spread = |key: &std::ffi::CStr, col: &str| -> SResult<PV> {
@@ -587,8 +587,8 @@ impl NativeDb {
                 arg(&updated, 9),
                 Arg::Js(id),
             ];
-            exec::run_args(&core.conn, PATCH, &args)?;
-            get_row(&core.conn, Arg::Js(id))
+            exec::run_args(conn, PATCH, &args)?;
+            get_row(conn, Arg::Js(id))
         })
     }
 

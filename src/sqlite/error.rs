@@ -1,8 +1,7 @@
-//! Errors as the hub sees them: SQLite failures become `SqliteError` with better-sqlite3's
-//! `.code` strings, binding mistakes become TypeError/RangeError, and domain errors keep
-//! their `.code`. Everything is thrown synchronously as a real JS exception.
+//! The one failure type of every layer. SQLite failures carry better-sqlite3's `.code`
+//! strings (thrown as `SqliteError`), binding mistakes are TypeError/RangeError, domain
+//! errors keep their `.code`. Throwing them into JS is `js::throw`'s job.
 
-use napi::sys;
 use rusqlite::ffi;
 
 /// The JS error class a failure is thrown as.
@@ -44,20 +43,13 @@ impl StoreError {
     pub fn sqlite(extended_code: i32, message: impl Into<String>) -> Self {
         StoreError::Sqlite { code: sqlite_code_name(extended_code), message: message.into() }
     }
-
-    /// Throws this error into JS and returns the napi error that tells napi-rs an
-    /// exception is already pending.
-    pub fn throw(self, env: sys::napi_env) -> napi::Error {
-        unsafe { throw_raw(env, self) };
-        napi::Error::new(napi::Status::PendingException, String::new())
-    }
 }
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         match e {
             rusqlite::Error::SqliteFailure(err, msg) => {
-                let message = msg.unwrap_or_else(|| errstr(err.extended_code));
+                let message = msg.unwrap_or_else(|| super::raw::errstr(err.extended_code));
                 StoreError::sqlite(err.extended_code, message)
             }
             rusqlite::Error::SqlInputError { error, msg, .. } => StoreError::sqlite(error.extended_code, msg),
@@ -71,57 +63,6 @@ impl From<rusqlite::Error> for StoreError {
             other => StoreError::error(other.to_string()),
         }
     }
-}
-
-fn errstr(code: i32) -> String {
-    unsafe {
-        let p = ffi::sqlite3_errstr(code);
-        if p.is_null() {
-            return format!("SQLite error {code}");
-        }
-        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-    }
-}
-
-unsafe fn set_str_prop(env: sys::napi_env, obj: sys::napi_value, key: &std::ffi::CStr, value: &str) {
-    let mut v = std::ptr::null_mut();
-    sys::napi_create_string_utf8(env, value.as_ptr().cast(), value.len() as isize, &mut v);
-    sys::napi_set_named_property(env, obj, key.as_ptr(), v);
-}
-
-unsafe fn throw_raw(env: sys::napi_env, err: StoreError) {
-    let mut pending = false;
-    sys::napi_is_exception_pending(env, &mut pending);
-    if pending {
-        return;
-    }
-    let (kind, message, code, name) = match err {
-        StoreError::Pending => return,
-        StoreError::Sqlite { code, message } => (JsKind::Error, message, Some(code), Some("SqliteError")),
-        StoreError::Js { kind, message, code } => (kind, message, code, None),
-    };
-    let mut msg = std::ptr::null_mut();
-    sys::napi_create_string_utf8(env, message.as_ptr().cast(), message.len() as isize, &mut msg);
-    if name.is_some() {
-        if let Some(error) = crate::errclass::new_sqlite_error(env, msg, code.as_deref().unwrap_or("")) {
-            sys::napi_throw(env, error);
-            return;
-        }
-    }
-    let mut error = std::ptr::null_mut();
-    let null_code = std::ptr::null_mut();
-    match kind {
-        JsKind::Error => sys::napi_create_error(env, null_code, msg, &mut error),
-        JsKind::TypeError => sys::napi_create_type_error(env, null_code, msg, &mut error),
-        JsKind::RangeError => sys::napi_create_range_error(env, null_code, msg, &mut error),
-    };
-    if let Some(name) = name {
-        set_str_prop(env, error, c"name", name);
-    }
-    if let Some(code) = code {
-        set_str_prop(env, error, c"code", &code);
-    }
-    sys::napi_throw(env, error);
 }
 
 /// better-sqlite3's names for SQLite's (extended) result codes.

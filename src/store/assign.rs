@@ -10,15 +10,17 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 use rusqlite::types::{Value, ValueRef};
+use rusqlite::Connection;
 
-use crate::bind::{apply, bind_all, bind_args, bound_from_js, col_bound, Arg, Bound};
-use crate::db::{now, NativeDb};
-use crate::errors::SResult;
-use crate::exec;
-use crate::jscalc::clamp_finite;
-use crate::jsval::JsVal;
-use crate::rowjson::{value_truthy, write_row, JsonOut, ASSIGN};
-pub(crate) use crate::v8json::Js;
+use crate::js::bind::{apply, bind_all, bind_args, bound_from_js, col_bound, Arg, Bound};
+use crate::native_db::{now, NativeDb};
+use crate::sqlite::error::SResult;
+use crate::store::queries as exec;
+use crate::js::calc::clamp_finite;
+use crate::js::value::JsVal;
+use crate::js::protocol::flag_row;
+use crate::js::json_out::{value_truthy, write_row, JsonOut, ASSIGN};
+pub(crate) use crate::js::v8json::Js;
 
 const GET_ASSIGN: &str = "SELECT * FROM assign_jobs WHERE job_id = ?";
 const INSERT_ASSIGN: &str = "INSERT INTO assign_jobs (
@@ -104,17 +106,22 @@ impl PV {
     }
 
     /// `x === "s"`
-    pub fn is_str(&self, s: &str) -> bool {
-        match self {
-            PV::Js(v) => v.is_string() && v.wtf8() == s.as_bytes(),
+    pub fn is_str(&self, s: &str) -> SResult<bool> {
+        Ok(match self {
+            PV::Js(v) => v.is_string() && v.wtf8()? == s.as_bytes(),
             PV::Col(Value::Text(t)) => t == s,
             PV::Text(t) => t == s.as_bytes(),
             _ => false,
-        }
+        })
     }
 
-    fn is_terminal(&self) -> bool {
-        TERMINAL.iter().any(|s| self.is_str(s))
+    fn is_terminal(&self) -> SResult<bool> {
+        for s in TERMINAL {
+            if self.is_str(s)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// `JSON.stringify(x)` (None when it gives undefined).
@@ -367,7 +374,7 @@ fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
 
 /// updateAssignStatus on an existing row (`current`), returning the flagged row.
 fn update_existing(
-    core: &mut crate::db::Core,
+    conn: &Connection,
     js: &Js,
     cur: &Cur,
     status: &PV,
@@ -375,7 +382,7 @@ fn update_existing(
 ) -> SResult<Option<String>> {
     let now = now();
     let next_status = if status.truthy() { status.clone() } else { cur.pv("status") };
-    let terminal = next_status.is_terminal();
+    let terminal = next_status.is_terminal()?;
     let cur_timeout = cur.pv("timeout_ms");
     let t = clamp_duration(&coalesce(patch.get(c"timeout_ms")?, || cur_timeout.clone()), cur_timeout.clone())?;
 
@@ -421,7 +428,7 @@ fn update_existing(
         }
     } else if terminal {
         PV::Null
-    } else if next_status.is_str("running") && !cur.pv("deadline_ms").truthy() {
+    } else if next_status.is_str("running")? && !cur.pv("deadline_ms").truthy() {
         now_plus(now, &t)
     } else {
         cur.pv("deadline_ms")
@@ -442,7 +449,7 @@ fn update_existing(
     };
     let started = if patch.has_own(c"started_at_ms")? {
         patch.get(c"started_at_ms")?
-    } else if next_status.is_str("running") {
+    } else if next_status.is_str("running")? {
         let s = cur.pv("started_at_ms");
         if s.truthy() {
             s
@@ -496,29 +503,17 @@ fn update_existing(
         last_retry.bound()?,
         job_id.clone(),
     ];
-    exec::run(&core.conn, UPDATE_ASSIGN, &params)?;
+    exec::run(conn, UPDATE_ASSIGN, &params)?;
 
     // Re-read once: the row for the caller and `current.status !== updated.status`.
-    let mut stmt = exec::prepare(&core.conn, GET_ASSIGN)?;
+    let mut stmt = exec::prepare(conn, GET_ASSIGN)?;
     bind_all(&mut stmt, std::slice::from_ref(&job_id))?;
     let mut rows = stmt.raw_query();
     let Some(row) = rows.next()? else { return Ok(None) };
     let changed = row.get::<_, Value>("status")? != cur.val("status");
     let mut out = JsonOut::new();
-    out.buf.push(if changed { 'C' } else { 'U' });
     write_row(&mut out, row, &ASSIGN)?;
-    let text = out.finish();
-    // A marker prefix (\u{1}) must come first for the glue: move the flag in front.
-    Ok(Some(match text.strip_prefix('\u{1}') {
-        Some(rest) => {
-            let mut s = String::with_capacity(text.len());
-            s.push_str(&rest[..1]);
-            s.push('\u{1}');
-            s.push_str(&rest[1..]);
-            s
-        }
-        None => text,
-    }))
+    Ok(Some(flag_row(changed, &out.finish())))
 }
 
 #[napi]
@@ -551,10 +546,10 @@ impl NativeDb {
         error: JsVal,
     ) -> Result<String> {
         let js = Js::new(&env);
-        self.with_atomic(&env, |core| {
+        self.with_atomic(&env, |conn| {
             let now = now();
             let t = clamp_duration(&PV::Js(timeout_ms), PV::Num(DEFAULT_TIMEOUT_MS))?;
-            let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::uuid7::next())) };
+            let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
             let topic_b = if topic.truthy() { Bound::Text(topic.to_js_string()?) } else { Bound::text("assign.job") };
             let task_b = if task.truthy() { Bound::Text(task.to_js_string()?) } else { Bound::text("") };
             let payload_b = if payload.truthy() { json_pv(js.stringify(payload.raw())?) } else { Bound::text("{}") };
@@ -569,13 +564,13 @@ impl NativeDb {
             let ttl_v = clamp_duration(&PV::Js(ttl_ms), t.clone())?;
             let d = js_number(&deadline_ms)?;
             let deadline_v = if d.is_finite() { PV::Num(d.trunc()) } else { now_plus(now, &t) };
-            let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::uuid7::next())) };
+            let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
             let corr_b =
-                if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::uuid7::next())) };
+                if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
             let result_b = stringify_or_null(&js, &PV::Js(result))?;
             let error_b = stringify_or_null(&js, &PV::Js(error))?;
             let st = PV::Js(status);
-            let started = if st.is_str("running") { Bound::num(now as f64) } else { Bound::Null };
+            let started = if st.is_str("running")? { Bound::num(now as f64) } else { Bound::Null };
             let dispatched = if dispatched_at_ms.is_nullish() {
                 Bound::Null
             } else {
@@ -586,9 +581,9 @@ impl NativeDb {
                     Bound::Null
                 }
             };
-            let completed = if st.is_terminal() { Bound::num(now as f64) } else { Bound::Null };
+            let completed = if st.is_terminal()? { Bound::num(now as f64) } else { Bound::Null };
             let retried = if retry_count.is_bigint() {
-                let (v, _) = retry_count.bigint_i64();
+                let v = retry_count.bigint_i64().map_or(0, |(v, _)| v);
                 v > 0 || js_number(&retry_count)? > 0.0
             } else {
                 js_number(&retry_count)? > 0.0
@@ -623,8 +618,8 @@ impl NativeDb {
                 completed,
                 last_retry,
             ];
-            exec::run(&core.conn, INSERT_ASSIGN, &params)?;
-            write_assign(&core.conn, &id)
+            exec::run(conn, INSERT_ASSIGN, &params)?;
+            write_assign(conn, &id)
         })
     }
 
@@ -639,9 +634,9 @@ impl NativeDb {
     #[napi]
     pub fn update_assign_status(&self, env: Env, job_id: JsVal, status: JsVal, patch: JsVal) -> Result<Option<String>> {
         let js = Js::new(&env);
-        self.with_atomic(&env, |core| {
-            let Some(cur) = read_current(&core.conn, GET_ASSIGN, job_id)? else { return Ok(None) };
-            update_existing(core, &js, &cur, &PV::Js(status), &Patch::Js(patch))
+        self.with_atomic(&env, |conn| {
+            let Some(cur) = read_current(conn, GET_ASSIGN, job_id)? else { return Ok(None) };
+            update_existing(conn, &js, &cur, &PV::Js(status), &Patch::Js(patch))
         })
     }
 
@@ -649,8 +644,8 @@ impl NativeDb {
     #[napi]
     pub fn retry_assign(&self, env: Env, job_id: JsVal, patch: JsVal) -> Result<Option<String>> {
         let js = Js::new(&env);
-        self.with_atomic(&env, |core| {
-            let Some(cur) = read_current(&core.conn, GET_ASSIGN, job_id)? else { return Ok(None) };
+        self.with_atomic(&env, |conn| {
+            let Some(cur) = read_current(conn, GET_ASSIGN, job_id)? else { return Ok(None) };
             let rc = coalesce(PV::Js(patch.get(c"retry_count")?), || col_plus_one(&cur.val("retry_count"))).number()?;
             let next_retry = js_max(0.0, if rc == 0.0 || rc.is_nan() { 0.0 } else { rc });
             let cur_attempt_plus = col_plus_one(&cur.val("attempt"));
@@ -684,7 +679,7 @@ impl NativeDb {
                 ("error", error),
                 ("last_message_id", PV::Null),
             ];
-            update_existing(core, &js, &cur, &PV::Text(b"queued".to_vec()), &Patch::Retry(&fields))
+            update_existing(conn, &js, &cur, &PV::Text(b"queued".to_vec()), &Patch::Retry(&fields))
         })
     }
 
@@ -718,8 +713,8 @@ impl NativeDb {
                 }
             }
             let mut status_list: Vec<JsVal> = Vec::new();
-            if statuses.is_array() && statuses.array_len() > 0 {
-                for i in 0..statuses.array_len() {
+            if statuses.is_array()? && statuses.array_len()? > 0 {
+                for i in 0..statuses.array_len()? {
                     status_list.push(statuses.element(i)?);
                 }
             } else if status.truthy() {

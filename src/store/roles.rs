@@ -16,14 +16,15 @@ use napi_derive::napi;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use crate::bind::{bind_all, bound_from_js, Arg, Bound};
-use crate::v8json::Js;
-use crate::db::{now, NativeDb};
-use crate::errors::{SResult, StoreError};
-use crate::exec;
-use crate::jsval::JsVal;
-use crate::rolekey::{decode, role_identity};
-use crate::rowjson::{write_row, JsonOut, CANDIDATE, MESSAGE, RAW};
+use crate::js::bind::{bind_all, bound_from_js, Arg, Bound};
+use crate::js::v8json::Js;
+use crate::native_db::{now, NativeDb};
+use crate::sqlite::error::{SResult, StoreError};
+use crate::sqlite::transaction::{in_transaction, Behavior};
+use crate::store::queries as exec;
+use crate::js::value::JsVal;
+use crate::store::role_key::{decode, role_identity};
+use crate::js::json_out::{write_row, JsonOut, CANDIDATE, MESSAGE, RAW};
 
 const STATES: [&str; 5] = ["electable", "elected-probing", "active", "unreachable", "quarantined"];
 
@@ -102,18 +103,18 @@ enum V {
 }
 
 impl V {
-    fn js(v: JsVal) -> V {
-        if v.is_undefined() {
+    fn js(v: JsVal) -> SResult<V> {
+        Ok(if v.is_undefined() {
             V::Undef
         } else if v.is_null() {
             V::Null
         } else if let Some(n) = v.number() {
             V::Num(n)
         } else if v.is_string() {
-            V::Str(v.wtf8())
+            V::Str(v.wtf8()?)
         } else {
             V::Js(v)
-        }
+        })
     }
 
     fn col(v: ValueRef<'_>) -> V {
@@ -279,7 +280,7 @@ fn nn(a: V, b: impl FnOnce() -> SResult<V>) -> SResult<V> {
 }
 
 fn prop(obj: &JsVal, key: &CStr) -> SResult<V> {
-    Ok(V::js(obj.get(key)?))
+    V::js(obj.get(key)?)
 }
 
 /// A row read as JS values (by column name). Rows shaped for output (candidates,
@@ -319,10 +320,10 @@ impl Row {
     }
 }
 
-fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &crate::rowjson::RowShape, limit_one: bool) -> SResult<Vec<Row>> {
+fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &crate::js::json_out::RowShape, limit_one: bool) -> SResult<Vec<Row>> {
     let mut stmt = exec::prepare(conn, sql)?;
-    let values = crate::bind::bind_args(&stmt, args)?;
-    crate::bind::apply(&mut stmt, &values)?;
+    let values = crate::js::bind::bind_args(&stmt, args)?;
+    crate::js::bind::apply(&mut stmt, &values)?;
     let names: Rc<[String]> = stmt.column_names().map(|s| s.to_string()).collect();
     let raw = shape.json.is_empty() && !shape.reflexion_type;
     let mut rows = stmt.raw_query();
@@ -412,7 +413,7 @@ fn bind_run(conn: &Connection, sql: &str, values: &[V]) -> SResult<usize> {
 fn js_le(a: &V, b: &JsVal) -> SResult<bool> {
     if let (V::Str(x), true) = (a, b.is_string()) {
         let xs: Vec<u16> = String::from_utf8_lossy(x).encode_utf16().collect();
-        return Ok(xs <= b.utf16());
+        return Ok(xs <= b.utf16()?);
     }
     let left = match a {
         V::Num(n) => *n,
@@ -428,7 +429,7 @@ fn js_le(a: &V, b: &JsVal) -> SResult<bool> {
         }
         _ => f64::NAN,
     };
-    let right = if b.is_bigint() { b.bigint_i64().0 as f64 } else { b.to_number()? };
+    let right = if b.is_bigint() { b.bigint_i64().map_or(0.0, |(v, _)| v as f64) } else { b.to_number()? };
     Ok(left <= right)
 }
 
@@ -439,7 +440,7 @@ impl NativeDb {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
             let mut out = JsonOut::new();
-            exec::get_json(&mut out, &core.conn, GET_ROLE, &[Bound::Text(role_key_wire.wtf8())], &RAW)?;
+            exec::get_json(&mut out, &core.conn, GET_ROLE, &[Bound::Text(role_key_wire.wtf8()?)], &RAW)?;
             Ok(out.finish())
         })
     }
@@ -448,13 +449,13 @@ impl NativeDb {
     pub fn upsert_role_reservation(&self, env: Env, input: JsVal) -> Result<String> {
         self.with(&env, |core| {
             let conn = &core.conn;
-            exec::in_transaction(conn, "IMMEDIATE", || reserve(conn, &input))
+            in_transaction(conn, Behavior::Immediate, || reserve(conn, &input))
         })
     }
 
     #[napi]
     pub fn compare_and_set_role(&self, env: Env, input: JsVal) -> Result<String> {
-        self.with_atomic(&env, |core| compare_and_set(&core.conn, &input))
+        self.with_atomic(&env, |conn| compare_and_set(conn, &input))
     }
 
     #[napi]
@@ -473,8 +474,8 @@ impl NativeDb {
                 }
             }
             let states = filter.get(c"states")?;
-            if states.is_array() && states.array_len() > 0 {
-                let n = states.array_len();
+            if states.is_array()? && states.array_len()? > 0 {
+                let n = states.array_len()?;
                 let mut marks: Vec<String> = Vec::with_capacity(n as usize);
                 for i in 0..n {
                     let index = std::ffi::CString::new(i.to_string()).unwrap_or_default();
@@ -530,7 +531,7 @@ impl NativeDb {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
             let mut out = JsonOut::new();
-            exec::all_json(&mut out, &core.conn, LIST_CANDIDATES, &[Bound::Text(role_key_wire.wtf8())], &CANDIDATE)?;
+            exec::all_json(&mut out, &core.conn, LIST_CANDIDATES, &[Bound::Text(role_key_wire.wtf8()?)], &CANDIDATE)?;
             Ok(out.finish())
         })
     }
@@ -538,19 +539,19 @@ impl NativeDb {
     #[napi]
     pub fn upsert_role_candidate(&self, env: Env, input: JsVal) -> Result<String> {
         let js = Js::new(&env);
-        self.with_atomic(&env, |core| upsert_candidate(&js, &core.conn, &input))
+        self.with_atomic(&env, |conn| upsert_candidate(&js, conn, &input))
     }
 
     #[napi]
     pub fn update_candidate_reachability(&self, env: Env, input: JsVal) -> Result<String> {
-        self.with_atomic(&env, |core| update_reachability(&core.conn, &input))
+        self.with_atomic(&env, |conn| update_reachability(conn, &input))
     }
 
     #[napi]
     pub fn list_pending_role_messages(&self, env: Env, role_key_wire: JsVal, now_ms: JsVal) -> Result<String> {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
-            let wire = Bound::Text(role_key_wire.wtf8());
+            let wire = Bound::Text(role_key_wire.wtf8()?);
             let mut out = JsonOut::new();
             exec::all_json_args(&mut out, &core.conn, PENDING_MESSAGES, &[Arg::Val(&wire), Arg::Js(now_ms)], &MESSAGE)?;
             Ok(out.finish())
@@ -561,14 +562,14 @@ impl NativeDb {
     pub fn recover_role_registry(&self, env: Env, now_ms: JsVal) -> Result<String> {
         self.with(&env, |core| {
             let conn = &core.conn;
-            exec::in_transaction(conn, "IMMEDIATE", || recover(conn, &now_ms))
+            in_transaction(conn, Behavior::Immediate, || recover(conn, &now_ms))
         })
     }
 }
 
 fn reserve(conn: &Connection, input: &JsVal) -> SResult<String> {
     let identity = role_identity(input)?;
-    let wire = Bound::Text(identity.wire.wtf8());
+    let wire = Bound::Text(identity.wire.wtf8()?);
     let current = get_role_row(conn, &wire)?;
     let cur = |name: &str| current.as_ref().map(|c| c.get(name)).unwrap_or(V::Undef);
     let g = |key: &CStr| prop(input, key);
@@ -624,7 +625,7 @@ fn reserve(conn: &Connection, input: &JsVal) -> SResult<String> {
     })?;
     let activation_id = nn(g(c"activation_id")?, || {
         if holder.truthy() {
-            Ok(V::text(&crate::uuid7::next()))
+            Ok(V::text(&crate::store::uuid7::next()))
         } else {
             nn(cur("activation_id"), || Ok(V::Null))
         }
@@ -643,7 +644,7 @@ fn reserve(conn: &Connection, input: &JsVal) -> SResult<String> {
 
     match &current {
         None => {
-            let wire_v = V::Str(identity.wire.wtf8());
+            let wire_v = V::Str(identity.wire.wtf8()?);
             let scope = identity.scope().to_string();
             bind_run(
                 conn,
@@ -692,7 +693,7 @@ fn reserve(conn: &Connection, input: &JsVal) -> SResult<String> {
                     blocked,
                     last_transition,
                     last_reason,
-                    V::Str(identity.wire.wtf8()),
+                    V::Str(identity.wire.wtf8()?),
                     c.get("version"),
                     c.get("epoch"),
                 ],
@@ -715,7 +716,7 @@ fn reserve(conn: &Connection, input: &JsVal) -> SResult<String> {
 
 fn compare_and_set(conn: &Connection, input: &JsVal) -> SResult<String> {
     let identity = role_identity(input)?;
-    let wire = Bound::Text(identity.wire.wtf8());
+    let wire = Bound::Text(identity.wire.wtf8()?);
     let Some(current) = get_role_row(conn, &wire)? else {
         return Ok(result(false, Some("not_found"), None));
     };
@@ -798,7 +799,7 @@ fn compare_and_set(conn: &Connection, input: &JsVal) -> SResult<String> {
             blocked,
             last_transition,
             last_reason,
-            V::Str(identity.wire.wtf8()),
+            V::Str(identity.wire.wtf8()?),
             expected.epoch.clone(),
             expected.activation_seq.clone(),
             expected.activation_id.clone(),
@@ -815,7 +816,7 @@ fn compare_and_set(conn: &Connection, input: &JsVal) -> SResult<String> {
 
 fn upsert_candidate(js: &Js, conn: &Connection, input: &JsVal) -> SResult<String> {
     let identity = role_identity(input)?;
-    let wire = Bound::Text(identity.wire.wtf8());
+    let wire = Bound::Text(identity.wire.wtf8()?);
     let agent = input.get(c"agent_id")?;
     let current = read_rows(conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE, true)?.pop();
     let cur = |name: &str| current.as_ref().map(|c| c.get(name)).unwrap_or(V::Undef);
@@ -847,7 +848,7 @@ fn upsert_candidate(js: &Js, conn: &Connection, input: &JsVal) -> SResult<String
     bind_run(
         conn,
         UPSERT_CANDIDATE,
-        &[V::Str(identity.wire.wtf8()), V::js(agent), source, priority, locators, failures, excluded, last_probe, last_code, updated],
+        &[V::Str(identity.wire.wtf8()?), V::js(agent)?, source, priority, locators, failures, excluded, last_probe, last_code, updated],
     )?;
     let mut out = JsonOut::new();
     exec::get_json_args(&mut out, conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE)?;
@@ -856,7 +857,7 @@ fn upsert_candidate(js: &Js, conn: &Connection, input: &JsVal) -> SResult<String
 
 fn update_reachability(conn: &Connection, input: &JsVal) -> SResult<String> {
     let identity = role_identity(input)?;
-    let wire = Bound::Text(identity.wire.wtf8());
+    let wire = Bound::Text(identity.wire.wtf8()?);
     let agent = input.get(c"agent_id")?;
     let Some(current) = read_rows(conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE, true)?.pop() else {
         return Ok("{\"ok\":false,\"reason\":\"not_found\"}".into());
@@ -878,7 +879,7 @@ fn update_reachability(conn: &Connection, input: &JsVal) -> SResult<String> {
     bind_run(
         conn,
         UPDATE_REACHABILITY,
-        &[failures, excluded, last_probe, last_code, updated, V::Str(identity.wire.wtf8()), V::js(agent)],
+        &[failures, excluded, last_probe, last_code, updated, V::Str(identity.wire.wtf8()?), V::js(agent)?],
     )?;
     let fresh = read_rows(conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE, true)?.pop();
     let mut d = JsonOut::new();
@@ -897,16 +898,16 @@ fn recover(conn: &Connection, now_ms: &JsVal) -> SResult<String> {
         if holder.truthy() {
             let lease = role.get("holder_lease_expires_ms");
             if lease.nullish() || js_le(&lease, now_ms)? {
-                let mut values = vec![V::js(*now_ms)];
+                let mut values = vec![V::js(*now_ms)?];
                 values.extend(guard);
                 bind_run(conn, RECOVER_EXPIRED, &values)?;
             } else {
-                let mut values = vec![V::text(&crate::uuid7::next()), V::js(*now_ms)];
+                let mut values = vec![V::text(&crate::store::uuid7::next()), V::js(*now_ms)?];
                 values.extend(guard);
                 bind_run(conn, RECOVER_LIVE, &values)?;
             }
         } else if role.get("activation_id").truthy() || role.get("state").strict_eq(&V::text("elected-probing")) {
-            let mut values = vec![V::js(*now_ms)];
+            let mut values = vec![V::js(*now_ms)?];
             values.extend(guard);
             bind_run(conn, RECOVER_ORPHANED, &values)?;
         }

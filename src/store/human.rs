@@ -3,12 +3,12 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::bind::{bound_from_js, Arg, Bound};
-use crate::db::{now, NativeDb};
-use crate::exec;
-use crate::jscalc::{add_to_now, or_new_id};
-use crate::jsval::JsVal;
-use crate::rowjson::{JsonOut, HUMAN_REQUEST};
+use crate::js::bind::{bound_from_js, Arg, Bound};
+use crate::native_db::{now, NativeDb};
+use crate::store::queries as exec;
+use crate::js::calc::{add_to_now, or_new_id};
+use crate::js::value::JsVal;
+use crate::js::json_out::{JsonOut, HUMAN_REQUEST};
 
 const INSERT_HUMAN_REQUEST: &str = "INSERT INTO human_requests (request_id, requester_agent, kind, prompt, schema_json, state, deadline_ms, default_action, correlation_id, trace_id, response_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
@@ -30,7 +30,7 @@ impl NativeDb {
         trace_id: JsVal,
     ) -> Result<String> {
         self.with(&env, |core| {
-            let request_id = crate::uuid7::next();
+            let request_id = crate::store::uuid7::next();
             let now = now();
             let deadline = add_to_now(now, &deadline_ms)?;
             let params = [
@@ -91,7 +91,7 @@ impl NativeDb {
     }
 }
 
-pub fn expire_human_requests(conn: &rusqlite::Connection, now: i64) -> crate::errors::SResult<usize> {
+pub fn expire_human_requests(conn: &rusqlite::Connection, now: i64) -> crate::sqlite::error::SResult<usize> {
     exec::run(
         conn,
         "UPDATE human_requests SET state='timed_out' WHERE state='pending' AND deadline_ms < ?",

@@ -3,10 +3,11 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::bind::{col_bound, Bound};
-use crate::db::{now, NativeDb};
-use crate::errors::SResult;
-use crate::exec;
+use crate::js::bind::{col_bound, Bound};
+use crate::native_db::{now, NativeDb};
+use crate::sqlite::error::SResult;
+use crate::sqlite::transaction::{in_transaction, Behavior};
+use crate::store::queries as exec;
 
 const ONLINE_AGENTS: &str = "SELECT COUNT(*) as cnt FROM agents WHERE status='online'";
 const TOTAL_MESSAGES: &str = "SELECT COUNT(*) as cnt FROM messages";
@@ -34,10 +35,10 @@ impl NativeDb {
             let conn = &core.conn;
             let now = now();
             let now_b = Bound::num(now as f64);
-            exec::in_transaction(conn, "IMMEDIATE", || {
+            in_transaction(conn, Behavior::Immediate, || {
                 let ids: Vec<Bound> = {
                     let mut stmt = exec::prepare(conn, "SELECT id FROM messages WHERE status='queued' AND expires_at_ms < ?")?;
-                    crate::bind::bind_all(&mut stmt, std::slice::from_ref(&now_b))?;
+                    crate::js::bind::bind_all(&mut stmt, std::slice::from_ref(&now_b))?;
                     let mut rows = stmt.raw_query();
                     let mut ids = Vec::new();
                     // The original looped over the ids in JS and bound them again.
@@ -54,7 +55,7 @@ impl NativeDb {
                         &[id.clone(), Bound::text("ttl_expired"), now_b.clone(), Bound::Null],
                     )?;
                 }
-                let human = crate::human::expire_human_requests(conn, now)?;
+                let human = crate::store::human::expire_human_requests(conn, now)?;
                 Ok(format!("{{\"messages\":{},\"human_requests\":{human}}}", ids.len()))
             })
         })

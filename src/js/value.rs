@@ -8,13 +8,25 @@ use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::sys;
 use napi::ValueType;
 
-use crate::errors::{SResult, StoreError};
+use crate::sqlite::error::{SResult, StoreError};
 
 #[derive(Clone, Copy)]
 pub struct JsVal {
     env: sys::napi_env,
     raw: sys::napi_value,
     ty: sys::napi_valuetype,
+    /// The primitive payload, read (status checked) when the value is wrapped, so that
+    /// type tests, truthiness and numbers need no further Node-API call.
+    prim: Prim,
+}
+
+#[derive(Clone, Copy)]
+enum Prim {
+    Other,
+    Number(f64),
+    Bool(bool),
+    Str { empty: bool },
+    BigInt { value: i64, lossless: bool },
 }
 
 macro_rules! ok {
@@ -27,9 +39,7 @@ macro_rules! ok {
 
 impl FromNapiValue for JsVal {
     unsafe fn from_napi_value(env: sys::napi_env, raw: sys::napi_value) -> napi::Result<Self> {
-        let mut ty = 0;
-        sys::napi_typeof(env, raw, &mut ty);
-        Ok(JsVal { env, raw, ty })
+        JsVal::from_raw(env, raw).map_err(|_| napi::Error::new(napi::Status::InvalidArg, "unreadable JS value"))
     }
 }
 
@@ -45,10 +55,33 @@ impl TypeName for JsVal {
 impl ValidateNapiValue for JsVal {}
 
 impl JsVal {
-    pub fn from_raw(env: sys::napi_env, raw: sys::napi_value) -> Self {
+    pub fn from_raw(env: sys::napi_env, raw: sys::napi_value) -> SResult<Self> {
         let mut ty = 0;
-        unsafe { sys::napi_typeof(env, raw, &mut ty) };
-        JsVal { env, raw, ty }
+        ok!(sys::napi_typeof(env, raw, &mut ty));
+        let prim = match ty {
+            sys::ValueType::napi_number => {
+                let mut v = 0f64;
+                ok!(sys::napi_get_value_double(env, raw, &mut v));
+                Prim::Number(v)
+            }
+            sys::ValueType::napi_boolean => {
+                let mut v = false;
+                ok!(sys::napi_get_value_bool(env, raw, &mut v));
+                Prim::Bool(v)
+            }
+            sys::ValueType::napi_string => {
+                let mut len = 0usize;
+                ok!(sys::napi_get_value_string_utf16(env, raw, std::ptr::null_mut(), 0, &mut len));
+                Prim::Str { empty: len == 0 }
+            }
+            sys::ValueType::napi_bigint => {
+                let (mut value, mut lossless) = (0i64, false);
+                ok!(sys::napi_get_value_bigint_int64(env, raw, &mut value, &mut lossless));
+                Prim::BigInt { value, lossless }
+            }
+            _ => Prim::Other,
+        };
+        Ok(JsVal { env, raw, ty, prim })
     }
 
     pub fn raw(&self) -> sys::napi_value {
@@ -81,6 +114,9 @@ impl JsVal {
     pub fn is_bigint(&self) -> bool {
         self.ty == sys::ValueType::napi_bigint
     }
+    pub fn is_symbol(&self) -> bool {
+        self.ty == sys::ValueType::napi_symbol
+    }
     pub fn is_function(&self) -> bool {
         self.ty == sys::ValueType::napi_function
     }
@@ -90,21 +126,17 @@ impl JsVal {
     }
 
     pub fn number(&self) -> Option<f64> {
-        if !self.is_number() {
-            return None;
+        match self.prim {
+            Prim::Number(v) => Some(v),
+            _ => None,
         }
-        let mut v = 0f64;
-        unsafe { sys::napi_get_value_double(self.env, self.raw, &mut v) };
-        Some(v)
     }
 
     pub fn bool_value(&self) -> Option<bool> {
-        if !self.is_bool() {
-            return None;
+        match self.prim {
+            Prim::Bool(v) => Some(v),
+            _ => None,
         }
-        let mut v = false;
-        unsafe { sys::napi_get_value_bool(self.env, self.raw, &mut v) };
-        Some(v)
     }
 
     /// `x === true`
@@ -114,20 +146,22 @@ impl JsVal {
 
     /// JS ToBoolean.
     pub fn truthy(&self) -> bool {
-        match self.ty {
-            sys::ValueType::napi_undefined | sys::ValueType::napi_null => false,
-            sys::ValueType::napi_boolean => self.bool_value().unwrap_or(false),
-            sys::ValueType::napi_number => {
-                let n = self.number().unwrap_or(0.0);
-                !(n == 0.0 || n.is_nan())
-            }
-            sys::ValueType::napi_string => self.utf16_len() > 0,
-            sys::ValueType::napi_bigint => {
-                // 0n is the only falsy BigInt; a lossy read of a huge value is never 0.
-                let (v, lossless) = self.bigint_i64();
-                !(v == 0 && lossless)
-            }
+        match (self.ty, self.prim) {
+            (sys::ValueType::napi_undefined | sys::ValueType::napi_null, _) => false,
+            (_, Prim::Bool(v)) => v,
+            (_, Prim::Number(n)) => !(n == 0.0 || n.is_nan()),
+            (_, Prim::Str { empty }) => !empty,
+            // 0n is the only falsy BigInt; a lossy read of a huge value is never 0.
+            (_, Prim::BigInt { value, lossless }) => !(value == 0 && lossless),
             _ => true,
+        }
+    }
+
+    /// A BigInt's value as i64 and whether that is exact; None for other types.
+    pub fn bigint_i64(&self) -> Option<(i64, bool)> {
+        match self.prim {
+            Prim::BigInt { value, lossless } => Some((value, lossless)),
+            _ => None,
         }
     }
 
@@ -155,167 +189,120 @@ impl JsVal {
     /// `String(x)` for the values the store coerces (strings, numbers, objects).
     pub fn to_js_string(self) -> SResult<Vec<u8>> {
         if self.is_string() {
-            return Ok(self.wtf8());
+            return self.wtf8();
         }
         let mut out = std::ptr::null_mut();
         ok!(sys::napi_coerce_to_string(self.env, self.raw, &mut out));
-        Ok(JsVal::from_raw(self.env, out).wtf8())
-    }
-
-    pub fn utf16_len(&self) -> usize {
-        let mut len = 0usize;
-        unsafe { sys::napi_get_value_string_utf16(self.env, self.raw, std::ptr::null_mut(), 0, &mut len) };
-        len
+        JsVal::from_raw(self.env, out)?.wtf8()
     }
 
     /// The string's UTF-16 units.
-    pub fn utf16(&self) -> Vec<u16> {
-        let len = self.utf16_len();
+    pub fn utf16(&self) -> SResult<Vec<u16>> {
+        let mut len = 0usize;
+        ok!(sys::napi_get_value_string_utf16(self.env, self.raw, std::ptr::null_mut(), 0, &mut len));
         let mut buf = vec![0u16; len + 1];
         let mut written = 0usize;
-        unsafe {
-            sys::napi_get_value_string_utf16(self.env, self.raw, buf.as_mut_ptr(), len + 1, &mut written)
-        };
+        ok!(sys::napi_get_value_string_utf16(self.env, self.raw, buf.as_mut_ptr(), len + 1, &mut written));
         buf.truncate(written);
-        buf
+        Ok(buf)
     }
 
     /// The string as WTF-8: UTF-8, except that a lone surrogate is written as its own
     /// three-byte sequence (what better-sqlite3 stores for such strings).
-    pub fn wtf8(&self) -> Vec<u8> {
+    pub fn wtf8(&self) -> SResult<Vec<u8>> {
         // Fast path: napi's UTF-8 read is exact unless it had to replace a lone
         // surrogate with U+FFFD; only then re-read as UTF-16 and encode each unit.
         let mut len = 0usize;
-        unsafe { sys::napi_get_value_string_utf8(self.env, self.raw, std::ptr::null_mut(), 0, &mut len) };
-        let mut buf: Vec<u8> = Vec::with_capacity(len + 1);
+        ok!(sys::napi_get_value_string_utf8(self.env, self.raw, std::ptr::null_mut(), 0, &mut len));
+        let mut buf = vec![0u8; len + 1];
         let mut written = 0usize;
-        unsafe {
-            sys::napi_get_value_string_utf8(self.env, self.raw, buf.as_mut_ptr().cast(), len + 1, &mut written);
-            buf.set_len(written);
-        }
+        ok!(sys::napi_get_value_string_utf8(self.env, self.raw, buf.as_mut_ptr().cast(), len + 1, &mut written));
+        buf.truncate(written);
         if !buf.windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) {
-            return buf;
+            return Ok(buf);
         }
-        wtf8_from_utf16(&self.utf16())
+        Ok(wtf8_from_utf16(&self.utf16()?))
     }
 
-    /// A string value as Rust text (lone surrogates replaced); None for other types.
-    pub fn string_lossy(&self) -> Option<String> {
-        if !self.is_string() {
-            return None;
-        }
-        Some(String::from_utf16_lossy(&self.utf16()))
-    }
-
-    pub fn bigint_i64(&self) -> (i64, bool) {
-        let mut v = 0i64;
-        let mut lossless = false;
-        unsafe { sys::napi_get_value_bigint_int64(self.env, self.raw, &mut v, &mut lossless) };
-        (v, lossless)
-    }
-
-    pub fn is_array(&self) -> bool {
+    pub fn is_array(&self) -> SResult<bool> {
         if !self.is_object() {
-            return false;
+            return Ok(false);
         }
         let mut r = false;
-        unsafe { sys::napi_is_array(self.env, self.raw, &mut r) };
-        r
+        ok!(sys::napi_is_array(self.env, self.raw, &mut r));
+        Ok(r)
     }
 
     /// Buffer, any typed array or DataView (what better-sqlite3 binds as a BLOB).
-    pub fn is_buffer(&self) -> bool {
+    pub fn is_buffer(&self) -> SResult<bool> {
         if !self.is_object() {
-            return false;
+            return Ok(false);
         }
-        let mut r = false;
-        unsafe { sys::napi_is_buffer(self.env, self.raw, &mut r) };
-        if r {
-            return true;
-        }
-        unsafe { sys::napi_is_typedarray(self.env, self.raw, &mut r) };
-        if r {
-            return true;
-        }
-        unsafe { sys::napi_is_dataview(self.env, self.raw, &mut r) };
-        r
+        let (mut buffer, mut typed, mut view) = (false, false, false);
+        ok!(sys::napi_is_buffer(self.env, self.raw, &mut buffer));
+        ok!(sys::napi_is_typedarray(self.env, self.raw, &mut typed));
+        ok!(sys::napi_is_dataview(self.env, self.raw, &mut view));
+        Ok(buffer || typed || view)
     }
 
-    pub fn buffer_bytes(&self) -> Vec<u8> {
-        let mut is_typed = false;
-        unsafe { sys::napi_is_typedarray(self.env, self.raw, &mut is_typed) };
-        if is_typed {
-            let mut ty = 0;
-            let mut length = 0usize;
-            let mut data = std::ptr::null_mut();
-            let mut arraybuffer = std::ptr::null_mut();
-            let mut offset = 0usize;
-            unsafe {
-                sys::napi_get_typedarray_info(
-                    self.env, self.raw, &mut ty, &mut length, &mut data, &mut arraybuffer, &mut offset,
-                )
-            };
-            let elem = typed_array_element_size(ty);
-            if data.is_null() {
-                return Vec::new();
-            }
-            return unsafe { std::slice::from_raw_parts(data as *const u8, length * elem) }.to_vec();
-        }
-        let mut is_view = false;
-        unsafe { sys::napi_is_dataview(self.env, self.raw, &mut is_view) };
-        if is_view {
-            let mut length = 0usize;
-            let mut data = std::ptr::null_mut();
-            let mut arraybuffer = std::ptr::null_mut();
-            let mut offset = 0usize;
-            unsafe {
-                sys::napi_get_dataview_info(self.env, self.raw, &mut length, &mut data, &mut arraybuffer, &mut offset)
-            };
-            if data.is_null() {
-                return Vec::new();
-            }
-            return unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec();
-        }
+    /// The bytes of a Buffer, typed array or DataView (see [`JsVal::is_buffer`]).
+    pub fn buffer_bytes(&self) -> SResult<Vec<u8>> {
+        let (mut typed, mut view) = (false, false);
+        ok!(sys::napi_is_typedarray(self.env, self.raw, &mut typed));
+        ok!(sys::napi_is_dataview(self.env, self.raw, &mut view));
         let mut data = std::ptr::null_mut();
-        let mut length = 0usize;
-        unsafe { sys::napi_get_buffer_info(self.env, self.raw, &mut data, &mut length) };
-        if data.is_null() {
-            return Vec::new();
+        let mut byte_len = 0usize;
+        if typed {
+            let (mut ty, mut length, mut arraybuffer, mut offset) = (0, 0usize, std::ptr::null_mut(), 0usize);
+            ok!(sys::napi_get_typedarray_info(
+                self.env, self.raw, &mut ty, &mut length, &mut data, &mut arraybuffer, &mut offset,
+            ));
+            // Node-API gives the length in elements: an element type this build does not
+            // know (a newer Node's Float16Array) has no size we could trust.
+            let Some(size) = typed_array_element_size(ty) else {
+                return Err(StoreError::type_error("SQLite3 can only bind numbers, strings, bigints, buffers, and null"));
+            };
+            byte_len = length.checked_mul(size).ok_or(StoreError::range_error("The bound string, buffer, or bigint is too big"))?;
+        } else if view {
+            let (mut arraybuffer, mut offset) = (std::ptr::null_mut(), 0usize);
+            ok!(sys::napi_get_dataview_info(self.env, self.raw, &mut byte_len, &mut data, &mut arraybuffer, &mut offset));
+        } else {
+            ok!(sys::napi_get_buffer_info(self.env, self.raw, &mut data, &mut byte_len));
         }
-        unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec()
+        if data.is_null() || byte_len == 0 {
+            return Ok(Vec::new());
+        }
+        // SAFETY: Node-API reported `byte_len` readable bytes at `data`, which stay
+        // alive while this call holds the value.
+        Ok(unsafe { std::slice::from_raw_parts(data as *const u8, byte_len) }.to_vec())
     }
 
     /// better-sqlite3's "plain object": an object whose prototype is Object.prototype or null.
-    pub fn is_plain_object(&self) -> bool {
-        if !self.is_object() || self.is_array() || self.is_buffer() {
-            return false;
+    pub fn is_plain_object(&self) -> SResult<bool> {
+        if !self.is_object() || self.is_array()? || self.is_buffer()? {
+            return Ok(false);
         }
-        unsafe {
-            let mut proto = std::ptr::null_mut();
-            if sys::napi_get_prototype(self.env, self.raw, &mut proto) != sys::Status::napi_ok {
-                return false;
-            }
-            let mut proto_ty = 0;
-            sys::napi_typeof(self.env, proto, &mut proto_ty);
-            if proto_ty == sys::ValueType::napi_null {
-                return true;
-            }
-            let mut global = std::ptr::null_mut();
-            sys::napi_get_global(self.env, &mut global);
-            let mut object_ctor = std::ptr::null_mut();
-            sys::napi_get_named_property(self.env, global, c"Object".as_ptr(), &mut object_ctor);
-            let mut object_proto = std::ptr::null_mut();
-            sys::napi_get_named_property(self.env, object_ctor, c"prototype".as_ptr(), &mut object_proto);
-            let mut same = false;
-            sys::napi_strict_equals(self.env, proto, object_proto, &mut same);
-            same
+        let mut proto = std::ptr::null_mut();
+        ok!(sys::napi_get_prototype(self.env, self.raw, &mut proto));
+        let proto = JsVal::from_raw(self.env, proto)?;
+        if proto.is_null() {
+            return Ok(true);
         }
+        let mut global = std::ptr::null_mut();
+        ok!(sys::napi_get_global(self.env, &mut global));
+        let mut object_ctor = std::ptr::null_mut();
+        ok!(sys::napi_get_named_property(self.env, global, c"Object".as_ptr(), &mut object_ctor));
+        let mut object_proto = std::ptr::null_mut();
+        ok!(sys::napi_get_named_property(self.env, object_ctor, c"prototype".as_ptr(), &mut object_proto));
+        let mut same = false;
+        ok!(sys::napi_strict_equals(self.env, proto.raw, object_proto, &mut same));
+        Ok(same)
     }
 
-    pub fn undefined(env: sys::napi_env) -> JsVal {
+    pub fn undefined(env: sys::napi_env) -> SResult<JsVal> {
         let mut raw = std::ptr::null_mut();
-        unsafe { sys::napi_get_undefined(env, &mut raw) };
-        JsVal { env, raw, ty: sys::ValueType::napi_undefined }
+        ok!(sys::napi_get_undefined(env, &mut raw));
+        Ok(JsVal { env, raw, ty: sys::ValueType::napi_undefined, prim: Prim::Other })
     }
 
     /// `x.key`, with V8's TypeError on null/undefined receivers.
@@ -324,7 +311,7 @@ impl JsVal {
             sys::ValueType::napi_object | sys::ValueType::napi_function => {
                 let mut out = std::ptr::null_mut();
                 ok!(sys::napi_get_named_property(self.env, self.raw, key.as_ptr(), &mut out));
-                Ok(JsVal::from_raw(self.env, out))
+                JsVal::from_raw(self.env, out)
             }
             sys::ValueType::napi_undefined | sys::ValueType::napi_null => Err(StoreError::type_error(format!(
                 "Cannot read properties of {} (reading '{}')",
@@ -332,7 +319,7 @@ impl JsVal {
                 key.to_string_lossy()
             ))),
             // Primitives: none of the store's field names live on their prototypes.
-            _ => Ok(JsVal::undefined(self.env)),
+            _ => JsVal::undefined(self.env),
         }
     }
 
@@ -354,40 +341,43 @@ impl JsVal {
         }
     }
 
-    pub fn array_len(&self) -> u32 {
+    pub fn array_len(&self) -> SResult<u32> {
         let mut len = 0u32;
-        unsafe { sys::napi_get_array_length(self.env, self.raw, &mut len) };
-        len
+        ok!(sys::napi_get_array_length(self.env, self.raw, &mut len));
+        Ok(len)
     }
 
     pub fn element(&self, index: u32) -> SResult<JsVal> {
         let mut out = std::ptr::null_mut();
         ok!(sys::napi_get_element(self.env, self.raw, index, &mut out));
-        Ok(JsVal::from_raw(self.env, out))
+        JsVal::from_raw(self.env, out)
     }
 
     /// Own enumerable string keys, in JS order (`Object.keys`).
     pub fn keys(&self) -> SResult<Vec<JsVal>> {
         let mut arr = std::ptr::null_mut();
         ok!(sys::napi_get_property_names(self.env, self.raw, &mut arr));
-        let arr = JsVal::from_raw(self.env, arr);
-        (0..arr.array_len()).map(|i| arr.element(i)).collect()
+        let arr = JsVal::from_raw(self.env, arr)?;
+        (0..arr.array_len()?).map(|i| arr.element(i)).collect()
     }
 
     /// `x[key]` for a key given as a JS value.
     pub fn get_by(&self, key: &JsVal) -> SResult<JsVal> {
         let mut out = std::ptr::null_mut();
         ok!(sys::napi_get_property(self.env, self.raw, key.raw, &mut out));
-        Ok(JsVal::from_raw(self.env, out))
+        JsVal::from_raw(self.env, out)
     }
 }
 
-fn typed_array_element_size(ty: sys::napi_typedarray_type) -> usize {
+/// Bytes per element of the typed arrays Node-API knows; None for any other type.
+fn typed_array_element_size(ty: sys::napi_typedarray_type) -> Option<usize> {
+    use sys::TypedarrayType as T;
     match ty {
-        sys::TypedarrayType::int8_array | sys::TypedarrayType::uint8_array | sys::TypedarrayType::uint8_clamped_array => 1,
-        sys::TypedarrayType::int16_array | sys::TypedarrayType::uint16_array => 2,
-        sys::TypedarrayType::int32_array | sys::TypedarrayType::uint32_array | sys::TypedarrayType::float32_array => 4,
-        _ => 8,
+        T::int8_array | T::uint8_array | T::uint8_clamped_array => Some(1),
+        T::int16_array | T::uint16_array => Some(2),
+        T::int32_array | T::uint32_array | T::float32_array => Some(4),
+        T::float64_array | T::bigint64_array | T::biguint64_array => Some(8),
+        _ => None,
     }
 }
 

@@ -3,12 +3,12 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::bind::{bound_from_js, Arg, Bound};
-use crate::db::{now, NativeDb};
-use crate::exec;
-use crate::jscalc::add_to_now;
-use crate::jsval::JsVal;
-use crate::rowjson::{JsonOut, AGENT};
+use crate::js::bind::{bound_from_js, Arg, Bound};
+use crate::native_db::{now, NativeDb};
+use crate::store::queries as exec;
+use crate::js::calc::add_to_now;
+use crate::js::value::JsVal;
+use crate::js::json_out::{JsonOut, AGENT};
 
 const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities_json, topics_json, last_seen_ms, lease_expires_ms, status, metadata_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -37,10 +37,11 @@ impl NativeDb {
         topics_json: JsVal,
         metadata_json: JsVal,
     ) -> Result<String> {
-        self.with_atomic(&env, |core| {
+        let db_path = self.db_path();
+        self.with_atomic(&env, |conn| {
             let now = now();
             let lease = add_to_now(now, &heartbeat_ttl_ms)?;
-            let lease_id = crate::uuid7::next();
+            let lease_id = crate::store::uuid7::next();
             let id = bound_from_js(&agent_id)?;
             let params = [
                 id.clone(),
@@ -53,10 +54,10 @@ impl NativeDb {
                 Bound::text("online"),
                 bound_from_js(&metadata_json)?,
             ];
-            let changes = exec::run(&core.conn, UPSERT_AGENT, &params)?;
+            let changes = exec::run(conn, UPSERT_AGENT, &params)?;
 
-            let mut stmt = exec::prepare(&core.conn, GET_AGENT)?;
-            crate::bind::bind_all(&mut stmt, &[id])?;
+            let mut stmt = exec::prepare(conn, GET_AGENT)?;
+            crate::js::bind::bind_all(&mut stmt, &[id])?;
             let mut rows = stmt.raw_query();
             let persisted = rows.next()?;
 
@@ -86,7 +87,7 @@ impl NativeDb {
                 None => out.raw(",\"online\":false,\"status\":null,\"last_seen_ms\":null,\"lease_expires_ms\":null"),
             }
             out.raw(",\"store_type\":\"sqlite\",\"db_path\":");
-            out.str(&core.path);
+            out.str(db_path);
             out.raw("}}");
             Ok(out.finish())
         })
@@ -102,6 +103,7 @@ impl NativeDb {
     /// refreshLease: revives offline agents too. `agent_id` is patched in by the glue.
     #[napi]
     pub fn refresh_lease(&self, env: Env, agent_id: JsVal, ttl_ms: JsVal) -> Result<String> {
+        let db_path = self.db_path();
         self.with(&env, |core| {
             let now = now();
             let lease = add_to_now(now, &ttl_ms)?;
@@ -122,7 +124,7 @@ impl NativeDb {
             out.raw(",\"effective\":{\"updated\":");
             out.bool(changes > 0);
             out.raw(",\"store_type\":\"sqlite\",\"db_path\":");
-            out.str(&core.path);
+            out.str(db_path);
             out.raw("}}");
             Ok(out.finish())
         })
@@ -159,7 +161,7 @@ impl NativeDb {
     pub fn get_agents_by_topic(&self, env: Env, topic: JsVal) -> Result<String> {
         self.with(&env, |core| {
             exec::rows_text(&core.conn,
-                crate::messages::AGENTS_BY_TOPIC,
+                crate::store::messages::AGENTS_BY_TOPIC,
                 &[Arg::Js(topic)],
                 &AGENT)
         })

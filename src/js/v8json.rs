@@ -8,9 +8,9 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use rusqlite::types::ValueRef;
 
-use crate::errors::{SResult, StoreError};
-use crate::jsval::JsVal;
-use crate::rowjson::is_valid_json;
+use crate::sqlite::error::{SResult, StoreError};
+use crate::js::value::JsVal;
+use crate::js::json_out::is_valid_json;
 
 /// Calls into V8's own JSON for the values the original stringified.
 pub(crate) struct Js {
@@ -61,9 +61,9 @@ impl Js {
 
     /// `JSON.stringify(v)`: None when the result is undefined.
     pub fn stringify(&self, v: sys::napi_value) -> SResult<Option<Vec<u8>>> {
-        let out = JsVal::from_raw(self.env, self.call(c"stringify", v)?);
+        let out = JsVal::from_raw(self.env, self.call(c"stringify", v)?)?;
         if out.is_string() {
-            Ok(Some(out.wtf8()))
+            Ok(Some(out.wtf8()?))
         } else {
             Ok(None)
         }
@@ -92,7 +92,7 @@ impl Js {
             return Ok(Some(trimmed.as_bytes().to_vec()));
         }
         let parsed = self.call(c"parse", self.string(&text))?;
-        let pv = JsVal::from_raw(self.env, parsed);
+        let pv = JsVal::from_raw(self.env, parsed)?;
         if pv.is_null() {
             return Ok(None);
         }

@@ -7,14 +7,18 @@ use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
-use crate::errors::{SResult, StoreError};
+use crate::js::throw::Throw;
+use crate::sqlite::connection::{self, OpenMode};
+use crate::sqlite::error::{SResult, StoreError};
+use crate::sqlite::statements::StatementTable;
+use crate::sqlite::transaction::{Behavior, Tx};
 
 pub struct Core {
     /// Prepared statements handed out to JS through the facade. Declared before
     /// `conn` so they are finalized before the connection closes.
-    pub facade: crate::facade::StatementTable,
+    pub statements: StatementTable,
     pub conn: Connection,
     /// The path as the caller gave it (returned as `effective.db_path`).
     pub path: String,
@@ -83,9 +87,15 @@ impl NativeDb {
     #[napi(constructor)]
     pub fn new(env: Env, path: String, options: Option<OpenOptions>) -> Result<Self> {
         let opts = options.unwrap_or(OpenOptions { readonly: None, file_must_exist: None, timeout: None });
-        match open_connection(&path, &opts) {
-            Ok(core) => {
-                let path = core.path.clone();
+        let mode = OpenMode {
+            readonly: opts.readonly.unwrap_or(false),
+            file_must_exist: opts.file_must_exist.unwrap_or(false),
+            timeout_ms: opts.timeout,
+        };
+        match connection::open(&path, mode) {
+            Ok(conn) => {
+                let memory = connection::is_memory(&path);
+                let core = Core { statements: StatementTable::default(), conn, path: path.clone(), memory, readonly: mode.readonly };
                 let inner: Slot = Rc::new(RefCell::new(Some(core)));
                 let handle = register(&inner);
                 Ok(NativeDb { path, inner, handle })
@@ -98,7 +108,7 @@ impl NativeDb {
     /// Returns the warnings the original prints (the glue sends them to console.warn).
     #[napi]
     pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
-        self.with(&env, |core| crate::schema::open_store(&core.conn))
+        self.with(&env, |core| crate::sqlite::schema::open_store(&core.conn))
     }
 
     /// The handle the facade's plain functions take.
@@ -142,15 +152,15 @@ impl NativeDb {
             Ok(s) => s,
             Err(_) => return Err(busy().throw(env.raw())),
         };
-        if slot.as_ref().is_some_and(|c| c.facade.iterators > 0) {
+        if slot.as_ref().is_some_and(|c| c.statements.iterating()) {
             return Err(busy().throw(env.raw()));
         }
         if let Some(core) = slot.take() {
-            let Core { mut facade, conn, path, memory, readonly } = core;
-            facade.clear();
+            let Core { mut statements, conn, path, memory, readonly } = core;
+            statements.clear();
             if let Err((conn, e)) = conn.close() {
                 // Keep the connection usable rather than leak it half-closed.
-                *slot = Some(Core { facade, conn, path, memory, readonly });
+                *slot = Some(Core { statements, conn, path, memory, readonly });
                 return Err(StoreError::from(e).throw(env.raw()));
             }
         }
@@ -163,6 +173,11 @@ fn busy() -> StoreError {
 }
 
 impl NativeDb {
+    /// The path as the caller gave it.
+    pub fn db_path(&self) -> &str {
+        &self.path
+    }
+
     /// The connection slot, unless a call is running (used by the facade's finalizer).
     pub fn inner_mut(&self) -> std::result::Result<std::cell::RefMut<'_, Option<Core>>, std::cell::BorrowMutError> {
         self.inner.try_borrow_mut()
@@ -178,11 +193,12 @@ impl NativeDb {
     /// transaction (a savepoint inside an open one). That is one round of file locking
     /// instead of one per statement, and no other writer can slip in between; the result
     /// is the one the original gives when nothing interleaves.
-    pub fn with_atomic<T>(&self, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+    pub fn with_atomic<T>(&self, env: &Env, f: impl FnOnce(&Connection) -> SResult<T>) -> Result<T> {
         with_slot(&self.inner, env, |core| {
-            let nested = crate::exec::begin(&core.conn, "IMMEDIATE")?;
-            let result = f(core);
-            crate::exec::finish(&core.conn, nested, result)
+            let tx = Tx::begin(&core.conn, Behavior::Immediate)?;
+            let value = f(&core.conn)?;
+            tx.commit()?;
+            Ok(value)
         })
     }
 }
@@ -198,15 +214,11 @@ pub fn with_slot<T>(inner: &RefCell<Option<Core>>, env: &Env, f: impl FnOnce(&mu
             Some(c) => c,
             None => return Err(StoreError::not_open().throw(env.raw())),
         };
-        // A Rust panic must never abort the hub: it becomes a JS Error instead. If it
-        // struck inside a transaction the store opened, roll that back too.
-        let was_autocommit = core.conn.is_autocommit();
+        // A Rust panic must never abort the hub: it becomes a JS Error instead. Any
+        // transaction guard the panic unwound through has rolled back its own writes.
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *core))) {
             Ok(result) => result.map_err(|e| e.throw(env.raw())),
             Err(panic) => {
-                if was_autocommit && !core.conn.is_autocommit() {
-                    let _ = core.conn.execute_batch("ROLLBACK");
-                }
                 let detail = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
@@ -218,48 +230,8 @@ pub fn with_slot<T>(inner: &RefCell<Option<Core>>, env: &Env, f: impl FnOnce(&mu
     }
 }
 
-fn open_connection(path: &str, opts: &OpenOptions) -> SResult<Core> {
-    let memory = path == ":memory:" || path.is_empty();
-    let readonly = opts.readonly.unwrap_or(false);
-    let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    if readonly {
-        flags |= OpenFlags::SQLITE_OPEN_READ_ONLY;
-    } else if opts.file_must_exist.unwrap_or(false) {
-        flags |= OpenFlags::SQLITE_OPEN_READ_WRITE;
-    } else {
-        flags |= OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
-    }
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| match e {
-        // rusqlite appends ": <path>" to SQLite's message; better-sqlite3 does not.
-        rusqlite::Error::SqliteFailure(err, Some(msg)) => {
-            let suffix = format!(": {path}");
-            let msg = msg.strip_suffix(&suffix).map(str::to_string).unwrap_or(msg);
-            StoreError::sqlite(err.extended_code, msg)
-        }
-        other => StoreError::from(other),
-    })?;
-    let timeout = opts.timeout.unwrap_or(5000.0);
-    conn.busy_timeout(std::time::Duration::from_millis(timeout.clamp(0.0, i32::MAX as f64) as u64))?;
-    configure(&conn);
-    Ok(Core { facade: Default::default(), conn, path: path.to_string(), memory, readonly })
-}
-
-/// Per-connection settings applied right after opening.
-pub fn configure(conn: &Connection) {
-    conn.set_prepared_statement_cache_capacity(256);
-    unsafe {
-        // better-sqlite3 runs every connection in defensive mode.
-        rusqlite::ffi::sqlite3_db_config(conn.handle(), rusqlite::ffi::SQLITE_DBCONFIG_DEFENSIVE, 1i32, std::ptr::null_mut::<i32>());
-        // Query-planner stability: with STAT4 compiled in, SQLite otherwise re-prepares
-        // (re-parses) a cached statement every time a parameter that meets an indexed
-        // column gets a new value. Plans only differ when ANALYZE data exists, and the
-        // store's statements are written for their indexes, so stable plans are kept.
-        rusqlite::ffi::sqlite3_db_config(conn.handle(), rusqlite::ffi::SQLITE_DBCONFIG_ENABLE_QPSG, 1i32, std::ptr::null_mut::<i32>());
-    }
-}
-
 /// Values shared by the store modules.
 pub fn now() -> i64 {
-    crate::uuid7::now_ms()
+    crate::store::uuid7::now_ms()
 }
 

@@ -8,8 +8,7 @@
 use rusqlite::types::ValueRef;
 use rusqlite::Row;
 
-/// Key of the marker object for values JSON cannot represent.
-pub const MARKER_KEY: &str = "\u{0}tfx";
+use super::protocol::{MARKER_KEY, WITH_MARKERS};
 
 pub struct JsonOut {
     pub buf: String,
@@ -30,7 +29,7 @@ impl JsonOut {
     pub fn finish(self) -> String {
         if self.needs_reviver {
             let mut s = String::with_capacity(self.buf.len() + 1);
-            s.push('\u{1}');
+            s.push(WITH_MARKERS);
             s.push_str(&self.buf);
             s
         } else {
@@ -41,7 +40,7 @@ impl JsonOut {
     /// Splices another document written by a JsonOut (its reviver prefix, if any,
     /// moves to this document).
     pub fn piece(&mut self, s: &str) {
-        match s.strip_prefix('\u{1}') {
+        match s.strip_prefix(WITH_MARKERS) {
             Some(rest) => {
                 self.needs_reviver = true;
                 self.buf.push_str(rest);

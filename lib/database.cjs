@@ -1,0 +1,329 @@
+'use strict';
+// store.db and Database: better-sqlite3 12's API on the native connection.
+
+const { existsSync } = require('node:fs');
+const { dirname } = require('node:path');
+
+const native = require('./native.cjs');
+const { SqliteError } = require('./errors.cjs');
+const { RowMode, TxKind, decode, decodeOptional, unpackStatement } = require('./protocol.cjs');
+// The checks, their order and their messages are better-sqlite3's (lib/*.js and the
+// C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
+
+const { FLAT, PLUCK, EXPAND, RAW } = RowMode;
+const kNative = Symbol('native');
+const kCreate = Symbol('create');
+const BUSY_STMT = 'This statement is busy executing a query';
+const NOT_OPEN = 'The database connection is not open';
+
+const notSupported = (what) => new TypeError(`${what} is not supported by triflux-native-store`);
+
+/** Finalizes the Rust statement once its JS object is collected. */
+const statementRegistry = new FinalizationRegistry(({ n, id }) => n.facadeFinalize(id));
+
+function booleanArg(args) {
+  if (args.length === 0) return true;
+  if (typeof args[0] !== 'boolean') throw new TypeError('Expected first argument to be a boolean');
+  return args[0];
+}
+
+class Statement {
+  #n;
+  #h;
+  #id;
+  #reader;
+  #mode = FLAT;
+  #bound = false;
+  #locked = false;
+
+  constructor(token, n, db, source, packed) {
+    if (token !== kCreate) throw new TypeError('Statements can only be constructed by the db.prepare() method');
+    const { id, reader, readonly } = unpackStatement(packed);
+    this.#n = n;
+    this.#h = n.handle;
+    this.#id = id;
+    this.#reader = reader;
+    // Own read-only data properties, like better-sqlite3's (Object.freeze is far cheaper
+    // than defineProperties; `busy` is a prototype getter).
+    this.reader = this.#reader;
+    this.readonly = readonly;
+    this.source = source;
+    this.database = db;
+    Object.freeze(this);
+    statementRegistry.register(this, { n, id });
+  }
+
+  run(...params) {
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    const changes = native.facadeRun(this.#h, this.#id, params);
+    return { changes, lastInsertRowid: native.facadeLastInsertRowid(this.#h) };
+  }
+
+  get(...params) {
+    if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    const mode = this.#mode;
+    const out = native.facadeGet(this.#h, this.#id, mode, params);
+    return typeof out === 'string' && mode !== PLUCK ? decode(out) : out;
+  }
+
+  all(...params) {
+    if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    return decode(native.facadeAll(this.#h, this.#id, this.#mode, params));
+  }
+
+  iterate(...params) {
+    if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    const n = this.#n;
+    const id = this.#id;
+    const mode = this.#mode;
+    n.facadeIterStart(id, params);
+    this.#locked = true;
+    let alive = true;
+    const end = () => {
+      alive = false;
+      this.#locked = false;
+    };
+    const done = () => ({ value: undefined, done: true });
+    return Object.assign(Object.create(StatementIterator.prototype), {
+      next() {
+        if (!alive) return done();
+        let text;
+        try {
+          text = n.facadeIterNext(id, mode);
+        } catch (error) {
+          end();
+          throw error;
+        }
+        if (text === '') {
+          end();
+          return done();
+        }
+        return { value: decode(text), done: false };
+      },
+      return() {
+        if (alive) {
+          n.facadeIterReturn(id);
+          end();
+        }
+        return done();
+      },
+      [Symbol.iterator]() {
+        return this;
+      },
+    });
+  }
+
+  bind(...params) {
+    if (this.#bound) throw new TypeError('The bind() method can only be invoked once per statement object');
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    this.#n.facadeBind(this.#id, params);
+    this.#bound = true;
+    return this;
+  }
+
+  pluck(...args) {
+    return this.#setMode('pluck', PLUCK, args);
+  }
+
+  expand(...args) {
+    return this.#setMode('expand', EXPAND, args);
+  }
+
+  raw(...args) {
+    return this.#setMode('raw', RAW, args);
+  }
+
+  #setMode(name, mode, args) {
+    if (!this.#reader) throw new TypeError(`The ${name}() method is only for statements that return data`);
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    const use = booleanArg(args);
+    this.#mode = use ? mode : this.#mode === mode ? FLAT : this.#mode;
+    return this;
+  }
+
+  columns() {
+    if (!this.#reader) throw new TypeError('The columns() method is only for statements that return data');
+    return decode(this.#n.facadeColumns(this.#id));
+  }
+
+  get busy() {
+    return this.#locked;
+  }
+
+  safeIntegers(...args) {
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    if (booleanArg(args)) throw notSupported('stmt.safeIntegers()');
+    return this;
+  }
+
+}
+
+/** Iterators returned by `stmt.iterate()` (better-sqlite3 calls the class StatementIterator). */
+function StatementIterator() {
+  throw new TypeError('Disabled constructor');
+}
+
+const transactionsReady = new WeakSet();
+
+function wrapTransaction(fn, n, mode) {
+  const { apply } = Function.prototype;
+  return function sqliteTransaction() {
+    const nested = n.txBegin(mode);
+    try {
+      const result = apply.call(fn, this, arguments);
+      if (result && typeof result.then === 'function') {
+        throw new TypeError('Transaction function cannot return a promise');
+      }
+      n.txCommit(nested);
+      return result;
+    } catch (ex) {
+      if (n.inTransaction) n.txRollback(nested);
+      throw ex;
+    }
+  };
+}
+
+function initDatabase(db, n, givenName, isMemory, isReadonly) {
+  Object.defineProperties(db, {
+    [kNative]: { value: n },
+    name: { get: function name() { return givenName; }, enumerable: true },
+    open: { get: function open() { return n.open; }, enumerable: true },
+    inTransaction: { get: function inTransaction() { return n.inTransaction; }, enumerable: true },
+    readonly: { get: function readonly() { return isReadonly; }, enumerable: true },
+    memory: { get: function memory() { return isMemory; }, enumerable: true },
+  });
+  return db;
+}
+
+/**
+ * better-sqlite3's `Database`, on a native connection. Supports `readonly`,
+ * `fileMustExist` and `timeout`; see the README for what is deliberately not supported.
+ */
+function Database(filenameGiven, options) {
+  if (new.target == null) return new Database(filenameGiven, options);
+  if (Buffer.isBuffer(filenameGiven)) throw notSupported('Opening a serialized database (Buffer)');
+  if (filenameGiven == null) filenameGiven = '';
+  if (options == null) options = {};
+  if (typeof filenameGiven !== 'string') throw new TypeError('Expected first argument to be a string');
+  if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
+  if ('readOnly' in options) throw new TypeError('Misspelled option "readOnly" should be "readonly"');
+  if ('memory' in options) throw new TypeError('Option "memory" was removed in v7.0.0 (use ":memory:" filename instead)');
+  const filename = filenameGiven.trim();
+  const anonymous = filename === '' || filename === ':memory:';
+  const readonly = getBooleanOption(options, 'readonly');
+  const fileMustExist = getBooleanOption(options, 'fileMustExist');
+  const timeout = 'timeout' in options ? options.timeout : 5000;
+  const verbose = 'verbose' in options ? options.verbose : null;
+  if (readonly && anonymous) throw new TypeError('In-memory/temporary databases cannot be readonly');
+  if (!Number.isInteger(timeout) || timeout < 0) throw new TypeError('Expected the "timeout" option to be a positive integer');
+  if (timeout > 0x7fffffff) throw new RangeError('Option "timeout" cannot be greater than 2147483647');
+  if (verbose != null) throw notSupported('The "verbose" option');
+  if (!anonymous && !filename.startsWith('file:') && !existsSync(dirname(filename))) {
+    throw new TypeError('Cannot open database because the directory does not exist');
+  }
+  initDatabase(this, new native.NativeDb(filename, { readonly, fileMustExist, timeout }), filenameGiven, anonymous, readonly);
+}
+
+function getBooleanOption(options, key) {
+  let value = false;
+  if (key in options && typeof (value = options[key]) !== 'boolean') {
+    throw new TypeError(`Expected the "${key}" option to be a boolean`);
+  }
+  return value;
+}
+
+/** `store.db`: a Database object on the store's own connection. */
+function createDbFacade(n, name) {
+  const anonymous = name.trim() === '' || name.trim() === ':memory:';
+  return initDatabase(Object.create(Database.prototype), n, name, anonymous, false);
+}
+
+Object.assign(Database.prototype, {
+  prepare(source) {
+    if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
+    const n = this[kNative];
+    return new Statement(kCreate, n, this, source, native.facadePrepare(n.handle, source));
+  },
+
+  exec(source) {
+    if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
+    this[kNative].facadeExec(source);
+    return this;
+  },
+
+  pragma(source, options) {
+    if (options == null) options = {};
+    if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
+    if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
+    const simple = getBooleanOption(options, 'simple');
+    const text = this[kNative].facadePragma(`PRAGMA ${source}`, simple);
+    return decodeOptional(text);
+  },
+
+  transaction(fn) {
+    if (typeof fn !== 'function') throw new TypeError('Expected first argument to be a function');
+    const n = this[kNative];
+    if (!transactionsReady.has(n)) {
+      if (!n.open) throw new TypeError(NOT_OPEN);
+      transactionsReady.add(n);
+    }
+    const properties = {
+      default: { value: wrapTransaction(fn, n, TxKind.BEGIN) },
+      deferred: { value: wrapTransaction(fn, n, TxKind.DEFERRED) },
+      immediate: { value: wrapTransaction(fn, n, TxKind.IMMEDIATE) },
+      exclusive: { value: wrapTransaction(fn, n, TxKind.EXCLUSIVE) },
+      database: { value: this, enumerable: true },
+    };
+    Object.defineProperties(properties.default.value, properties);
+    Object.defineProperties(properties.deferred.value, properties);
+    Object.defineProperties(properties.immediate.value, properties);
+    Object.defineProperties(properties.exclusive.value, properties);
+    return properties.default.value;
+  },
+
+  close() {
+    this[kNative].close();
+    return this;
+  },
+
+  defaultSafeIntegers(...args) {
+    if (booleanArg(args)) throw notSupported('db.defaultSafeIntegers()');
+    return this;
+  },
+
+  unsafeMode(...args) {
+    if (booleanArg(args)) throw notSupported('db.unsafeMode()');
+    return this;
+  },
+
+  function() {
+    throw notSupported('db.function() (user-defined functions)');
+  },
+  aggregate() {
+    throw notSupported('db.aggregate() (user-defined aggregates)');
+  },
+  table() {
+    throw notSupported('db.table() (virtual tables)');
+  },
+  backup() {
+    throw notSupported('db.backup()');
+  },
+  serialize() {
+    throw notSupported('db.serialize()');
+  },
+  loadExtension() {
+    throw notSupported('db.loadExtension()');
+  },
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return Object.assign(new DatabaseInspection(), this);
+  },
+});
+
+const DatabaseInspection = function Database() {};
+Database.SqliteError = SqliteError;
+
+module.exports = { Database, createDbFacade };

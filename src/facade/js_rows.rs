@@ -1,0 +1,37 @@
+//! Rows and values of facade statements as JS values built directly (`get()`), the
+//! way better-sqlite3's `Data::GetValueJS` / `GetRowJS` build them.
+
+use crate::js::create::{Made, Maker};
+use crate::sqlite::error::SResult;
+use crate::sqlite::raw::{Column, RawStmt};
+
+use super::RowMode;
+
+/// Column `i` of the current row: every number is a double, TEXT a string decoded by V8,
+/// BLOB a Buffer.
+pub(super) fn value_js(js: Maker, stmt: &RawStmt, i: usize) -> SResult<Made> {
+    match stmt.column(i) {
+        Column::Integer(n) => js.number(n as f64),
+        Column::Real(f) => js.number(f),
+        Column::Text(t) => js.string_utf8(t),
+        Column::Blob(b) => js.buffer(b),
+        Column::Null => js.null(),
+    }
+}
+
+/// The current row as an object (FLAT) or array (RAW).
+pub(super) fn row_js(js: Maker, stmt: &RawStmt, mode: RowMode) -> SResult<Made> {
+    let n = stmt.column_count();
+    if mode == RowMode::Raw {
+        let row = js.array(n)?;
+        for i in 0..n {
+            js.set_element(row, i as u32, value_js(js, stmt, i)?)?;
+        }
+        return Ok(row);
+    }
+    let row = js.object()?;
+    for i in 0..n {
+        js.set_property(row, stmt.column_name_bytes(i), value_js(js, stmt, i)?)?;
+    }
+    Ok(row)
+}

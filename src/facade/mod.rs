@@ -1,0 +1,54 @@
+//! The better-sqlite3-compatible `db` handle: statements prepared by JS callers on the
+//! store's own connection, kept prepared in Rust and addressed by id. Rows leave as JSON
+//! text (one `JSON.parse` in the glue) or, for `get()`, as JS values built directly.
+//! The checks, their order and their messages follow better-sqlite3 12
+//! (`Statement::JS_*`, `Database::JS_exec`, `lib/methods/transaction.js`).
+//!
+//! - `prepare`: splitting SQL text into statements the way better-sqlite3 does.
+//! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values.
+//! - `statement`: run/get/all/iterate/bind/columns.
+//! - `database`: exec, pragma, transactions, finalisation.
+
+mod database;
+mod js_rows;
+mod prepare;
+mod rows;
+mod statement;
+
+use napi::bindgen_prelude::*;
+
+use crate::js::bind::Arg;
+use crate::js::throw::Throw;
+use crate::js::value::JsVal;
+use crate::native_db::{slot_of, with_slot, Core};
+use crate::sqlite::error::{SResult, StoreError};
+
+use crate::js::protocol::RowMode;
+
+const BUSY: &str = "This database connection is busy executing a query";
+
+/// Refuses work while an iterator holds the connection (better-sqlite3's `iterators`).
+fn no_iterators(core: &Core) -> SResult<()> {
+    if core.statements.iterating() {
+        return Err(StoreError::type_error(BUSY));
+    }
+    Ok(())
+}
+
+/// Reads the JS argument list (an array built by the glue's rest parameter).
+fn read_args(params: &JsVal) -> SResult<Vec<Arg<'static>>> {
+    let len = params.array_len()?;
+    let mut out = Vec::with_capacity(len as usize);
+    for i in 0..len {
+        out.push(Arg::Js(params.element(i)?));
+    }
+    Ok(out)
+}
+
+/// Runs `f` on the connection behind `handle` (see `native_db::Slot`).
+fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+    match slot_of(handle) {
+        Some(slot) => with_slot(&slot, env, f),
+        None => Err(StoreError::not_open().throw(env.raw())),
+    }
+}

@@ -1,0 +1,234 @@
+//! `Statement`'s methods: run, get, all, iterate, bind, columns. Binding follows
+//! better-sqlite3's `Binder` (after `sqlite3_clear_bindings`), through the shared rules
+//! in `js::bind`.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rusqlite::ffi;
+use rusqlite::types::ValueRef;
+
+use crate::js::bind::{bind_args_with, ParamInfo, TOO_BIG, TOO_MANY};
+use crate::js::create::{Made, Maker};
+use crate::js::json_out::JsonOut;
+use crate::js::protocol::pack_statement;
+use crate::js::value::JsVal;
+use crate::native_db::{Core, NativeDb};
+use crate::sqlite::error::{SResult, StoreError};
+use crate::sqlite::raw::{self, RawStmt};
+use crate::sqlite::statements::HeldStmt;
+
+use super::js_rows::{row_js, value_js};
+use super::prepare::prepare_one;
+use super::rows::{all_rows_json, columns_json, write_row};
+use super::{no_iterators, read_args, with_handle, RowMode};
+
+impl ParamInfo for RawStmt {
+    fn parameter_count(&self) -> usize {
+        RawStmt::parameter_count(self)
+    }
+    fn parameter_name(&self, index: usize) -> Option<&str> {
+        RawStmt::parameter_name(self, index)
+    }
+}
+
+/// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
+fn bind_params(held: &mut HeldStmt, params: &JsVal) -> SResult<()> {
+    let args = read_args(params)?;
+    let values = bind_args_with(&held.stmt, &args)?;
+    for (index, v) in &values {
+        let rc = held.stmt.bind(*index, ValueRef::from(v));
+        if rc != ffi::SQLITE_OK {
+            held.stmt.clear_bindings();
+            return Err(match rc {
+                ffi::SQLITE_TOOBIG => StoreError::range_error(TOO_BIG),
+                ffi::SQLITE_RANGE => StoreError::range_error(TOO_MANY),
+                ffi::SQLITE_NOMEM => StoreError::error("Out of memory"),
+                _ => StoreError::error("An unexpected error occured while trying to bind parameters"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `STATEMENT_START_LOGIC`'s binding part: bind the call's arguments unless `bind()` was used.
+fn start(held: &mut HeldStmt, params: &JsVal) -> SResult<()> {
+    if !held.bound {
+        bind_params(held, params)
+    } else if params.array_len()? > 0 {
+        Err(StoreError::type_error("This statement already has bound parameters"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Bindings last one call unless `bind()` made them permanent.
+fn finish(held: &mut HeldStmt) {
+    if !held.bound {
+        held.stmt.clear_bindings();
+    }
+}
+
+/// `db.prepare(source)`: the statement's id and traits packed in one number.
+#[napi]
+pub fn facade_prepare(env: Env, db: u32, source: JsVal) -> Result<f64> {
+    with_handle(&env, db, |core| {
+        let (stmt, returns_data) = prepare_one(core, &source, false)?;
+        let readonly = stmt.readonly();
+        let id = core.statements.insert(stmt);
+        Ok(pack_statement(id, returns_data, readonly))
+    })
+}
+
+/// `stmt.run(...params)` on connection `db`: returns `changes` (the glue then reads
+/// `lastInsertRowid` with [`facade_last_insert_rowid`]).
+#[napi]
+pub fn facade_run(env: Env, db: u32, id: u32, params: JsVal) -> Result<u32> {
+    with_handle(&env, db, |core| run_stmt(core, id, &params))
+}
+
+/// The connection's last inserted rowid, read right after `facade_run`.
+#[napi]
+pub fn facade_last_insert_rowid(env: Env, db: u32) -> Result<f64> {
+    with_handle(&env, db, |core| Ok(raw::last_insert_rowid(&core.conn) as f64))
+}
+
+fn run_stmt(core: &mut Core, id: u32, params: &JsVal) -> SResult<u32> {
+    no_iterators(core)?;
+    let held = core.statements.get(id)?;
+    start(held, params)?;
+    let before = raw::total_changes(&core.conn);
+    held.stmt.step();
+    let result = if held.stmt.reset() == ffi::SQLITE_OK {
+        // changes() keeps the last write's count; better-sqlite3 reports 0 when this
+        // statement changed nothing.
+        let changes = if raw::total_changes(&core.conn) == before { 0 } else { raw::changes(&core.conn) };
+        Ok(changes as u32)
+    } else {
+        Err(raw::last_error(&core.conn))
+    };
+    finish(held);
+    result
+}
+
+/// `stmt.get(...params)`: a plucked value as itself, a row as an object/array (JSON text
+/// for `expand()`), or `undefined` when there is no row.
+#[napi]
+pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<Made> {
+    let js = Maker::new(env.raw());
+    let mode = RowMode::from_wire(mode);
+    with_handle(&env, db, |core| {
+        let held = core.statements.get(id)?;
+        start(held, &params)?;
+        let result = match held.stmt.step() {
+            ffi::SQLITE_ROW => {
+                let value = match mode {
+                    RowMode::Pluck => value_js(js, &held.stmt, 0),
+                    RowMode::Flat | RowMode::Raw => row_js(js, &held.stmt, mode),
+                    RowMode::Expand => {
+                        let mut out = JsonOut::new();
+                        write_row(&mut out, &held.stmt, mode);
+                        js.string_utf8(out.finish().as_bytes())
+                    }
+                };
+                held.stmt.reset();
+                value
+            }
+            ffi::SQLITE_DONE => {
+                held.stmt.reset();
+                js.undefined()
+            }
+            _ => {
+                held.stmt.reset();
+                Err(raw::last_error(&core.conn))
+            }
+        };
+        finish(held);
+        result
+    })
+}
+
+/// `stmt.all(...params)` as a JSON array.
+#[napi]
+pub fn facade_all(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<String> {
+    with_handle(&env, db, |core| {
+        let held = core.statements.get(id)?;
+        start(held, &params)?;
+        let result = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode));
+        finish(held);
+        result
+    })
+}
+
+#[napi]
+impl NativeDb {
+    /// Finalizes a statement whose JS object was collected (no-op once closed or while
+    /// a call is running: the statement then lives until close).
+    #[napi]
+    pub fn facade_finalize(&self, id: u32) {
+        if let Ok(mut slot) = self.inner_mut() {
+            if let Some(core) = slot.as_mut() {
+                core.statements.remove(id);
+            }
+        }
+    }
+
+    /// `stmt.bind(...params)`: permanent bindings.
+    #[napi]
+    pub fn facade_bind(&self, env: Env, id: u32, params: JsVal) -> Result<()> {
+        self.with(&env, |core| {
+            let held = core.statements.get(id)?;
+            bind_params(held, &params)?;
+            held.bound = true;
+            Ok(())
+        })
+    }
+
+    /// Starts `stmt.iterate(...params)`: binds and counts an open iterator.
+    #[napi]
+    pub fn facade_iter_start(&self, env: Env, id: u32, params: JsVal) -> Result<()> {
+        self.with(&env, |core| {
+            start(core.statements.get(id)?, &params)?;
+            core.statements.begin_iteration(id)
+        })
+    }
+
+    /// The next row as JSON, or "" at the end (the iterator is then closed).
+    #[napi]
+    pub fn facade_iter_next(&self, env: Env, id: u32, mode: u32) -> Result<String> {
+        self.with(&env, |core| {
+            let held = core.statements.get(id)?;
+            let status = held.stmt.step();
+            if status == ffi::SQLITE_ROW {
+                let mut out = JsonOut::new();
+                write_row(&mut out, &held.stmt, RowMode::from_wire(mode));
+                return Ok(out.finish());
+            }
+            held.stmt.reset();
+            finish(held);
+            core.statements.end_iteration(id);
+            if status == ffi::SQLITE_DONE {
+                Ok(String::new())
+            } else {
+                Err(raw::last_error(&core.conn))
+            }
+        })
+    }
+
+    /// Closes an iterator early (`return()` / `break`); a second call changes nothing.
+    #[napi]
+    pub fn facade_iter_return(&self, env: Env, id: u32) -> Result<()> {
+        self.with(&env, |core| {
+            let held = core.statements.get(id)?;
+            held.stmt.reset();
+            finish(held);
+            core.statements.end_iteration(id);
+            Ok(())
+        })
+    }
+
+    /// `stmt.columns()` as JSON.
+    #[napi]
+    pub fn facade_columns(&self, env: Env, id: u32) -> Result<String> {
+        self.with(&env, |core| Ok(columns_json(&core.statements.get(id)?.stmt)))
+    }
+}

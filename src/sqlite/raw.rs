@@ -1,0 +1,289 @@
+//! The one module that calls SQLite's C API directly. rusqlite's safe API covers the
+//! store's own statements; the better-sqlite3 facade needs what rusqlite does not offer
+//! (statements that outlive a borrow of the connection, step-by-step iteration, column
+//! metadata, per-connection `db_config` switches, better-sqlite3's exact error texts).
+//! Everything here is a safe function or a safe method on [`RawStmt`]; no other file
+//! writes `unsafe` against SQLite.
+
+use std::borrow::Cow;
+use std::ffi::{c_char, c_int, CStr};
+
+use rusqlite::ffi;
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+
+use super::error::StoreError;
+
+/// The connection's raw handle. Valid while the `Connection` lives.
+fn db(conn: &Connection) -> *mut ffi::sqlite3 {
+    // SAFETY: only used for the C calls below, while `conn` is borrowed.
+    unsafe { conn.handle() }
+}
+
+fn cstr_lossy<'a>(p: *const c_char) -> Option<Cow<'a, str>> {
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: SQLite returns NUL-terminated strings valid until the next call on the
+        // same statement; callers copy or use them before that.
+        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy())
+    }
+}
+
+/// SQLite's English text for a result code (`sqlite3_errstr`).
+pub fn errstr(code: i32) -> String {
+    // SAFETY: sqlite3_errstr returns a static string or NULL.
+    let p = unsafe { ffi::sqlite3_errstr(code) };
+    cstr_lossy(p).map(Cow::into_owned).unwrap_or_else(|| format!("SQLite error {code}"))
+}
+
+/// better-sqlite3's `ThrowDatabaseError`: the connection's last message and extended code.
+pub fn last_error(conn: &Connection) -> StoreError {
+    let db = db(conn);
+    // SAFETY: `db` is open; errmsg's text is copied at once.
+    let (code, msg) = unsafe { (ffi::sqlite3_extended_errcode(db), ffi::sqlite3_errmsg(db)) };
+    StoreError::sqlite(code, cstr_lossy(msg).map(Cow::into_owned).unwrap_or_default())
+}
+
+/// Turns on a boolean `sqlite3_db_config` option (DEFENSIVE, ENABLE_QPSG, ...).
+pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreError> {
+    // SAFETY: boolean options take an int and an optional int* (NULL: no read-back).
+    let rc = unsafe { ffi::sqlite3_db_config(db(conn), option, 1 as c_int, std::ptr::null_mut::<c_int>()) };
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(StoreError::sqlite(rc, errstr(rc)))
+    }
+}
+
+/// `sqlite3_total_changes64`, `sqlite3_changes64` and `sqlite3_last_insert_rowid`.
+pub fn total_changes(conn: &Connection) -> i64 {
+    // SAFETY: plain reads of connection counters.
+    unsafe { ffi::sqlite3_total_changes64(db(conn)) }
+}
+
+pub fn changes(conn: &Connection) -> i64 {
+    // SAFETY: as above.
+    unsafe { ffi::sqlite3_changes64(db(conn)) }
+}
+
+pub fn last_insert_rowid(conn: &Connection) -> i64 {
+    // SAFETY: as above.
+    unsafe { ffi::sqlite3_last_insert_rowid(db(conn)) }
+}
+
+/// A statement prepared from raw (WTF-8) SQL bytes, finalized on drop. It must be dropped
+/// before its connection is closed: the facade's statement table, which owns these, is
+/// cleared before `close` (see `native_db`).
+pub struct RawStmt {
+    handle: *mut ffi::sqlite3_stmt,
+}
+
+/// The outcome of preparing the first statement of `sql`.
+pub struct Prepared {
+    /// None when the text holds only whitespace or comments.
+    pub stmt: Option<RawStmt>,
+    /// Byte offset of what follows the statement.
+    pub tail: usize,
+}
+
+/// Column kinds as `sqlite3_column_type` reports them.
+pub enum Column<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a [u8]),
+    Blob(&'a [u8]),
+}
+
+impl Column<'_> {
+    pub fn as_value_ref(&self) -> ValueRef<'_> {
+        match self {
+            Column::Null => ValueRef::Null,
+            Column::Integer(i) => ValueRef::Integer(*i),
+            Column::Real(f) => ValueRef::Real(*f),
+            Column::Text(t) => ValueRef::Text(t),
+            Column::Blob(b) => ValueRef::Blob(b),
+        }
+    }
+}
+
+/// Column metadata names, as `stmt.columns()` reports them.
+pub enum ColumnMeta {
+    Name,
+    Origin,
+    Table,
+    Database,
+    DeclType,
+}
+
+impl RawStmt {
+    /// Prepares the first statement of `sql` (which need not be NUL-terminated).
+    /// `persistent` hints SQLite that the statement is kept (SQLITE_PREPARE_PERSISTENT).
+    pub fn prepare(conn: &Connection, sql: &[u8], persistent: bool) -> Result<Prepared, StoreError> {
+        let len = c_int::try_from(sql.len()).map_err(|_| StoreError::range_error("The SQL string is too long"))?;
+        let mut handle = std::ptr::null_mut();
+        let mut tail: *const c_char = std::ptr::null();
+        let flags = if persistent { ffi::SQLITE_PREPARE_PERSISTENT } else { 0 };
+        // SAFETY: `sql` outlives the call and its length is passed; `tail` points into it.
+        let rc = unsafe { ffi::sqlite3_prepare_v3(db(conn), sql.as_ptr().cast(), len, flags, &mut handle, &mut tail) };
+        if rc != ffi::SQLITE_OK {
+            return Err(last_error(conn));
+        }
+        let tail = if tail.is_null() { sql.len() } else { (tail as usize).saturating_sub(sql.as_ptr() as usize).min(sql.len()) };
+        let stmt = if handle.is_null() { None } else { Some(RawStmt { handle }) };
+        Ok(Prepared { stmt, tail })
+    }
+
+    /// `sqlite3_step`: SQLITE_ROW, SQLITE_DONE or an error code.
+    pub fn step(&mut self) -> c_int {
+        // SAFETY: `handle` is a live statement owned by self.
+        unsafe { ffi::sqlite3_step(self.handle) }
+    }
+
+    /// `sqlite3_reset`: the error of the last step, if any.
+    pub fn reset(&mut self) -> c_int {
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_reset(self.handle) }
+    }
+
+    pub fn clear_bindings(&mut self) {
+        // SAFETY: as above; sqlite3_clear_bindings always returns SQLITE_OK.
+        unsafe { ffi::sqlite3_clear_bindings(self.handle) };
+    }
+
+    pub fn readonly(&self) -> bool {
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_stmt_readonly(self.handle) != 0 }
+    }
+
+    pub fn busy(&self) -> bool {
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_stmt_busy(self.handle) != 0 }
+    }
+
+    pub fn parameter_count(&self) -> usize {
+        // SAFETY: as above.
+        let n = unsafe { ffi::sqlite3_bind_parameter_count(self.handle) };
+        usize::try_from(n).unwrap_or(0)
+    }
+
+    /// The name of parameter `index` (1-based), None for anonymous ones.
+    pub fn parameter_name(&self, index: usize) -> Option<&str> {
+        let i = c_int::try_from(index).ok()?;
+        // SAFETY: the name lives as long as the statement, which `&self` borrows.
+        let p = unsafe { ffi::sqlite3_bind_parameter_name(self.handle, i) };
+        if p.is_null() {
+            None
+        } else {
+            // SAFETY: NUL-terminated, owned by the statement.
+            unsafe { CStr::from_ptr(p) }.to_str().ok()
+        }
+    }
+
+    /// Binds one value (1-based index); returns SQLite's status.
+    pub fn bind(&mut self, index: usize, value: ValueRef<'_>) -> c_int {
+        let Ok(i) = c_int::try_from(index) else { return ffi::SQLITE_RANGE };
+        // SAFETY: text and blobs are copied by SQLite (SQLITE_TRANSIENT) before returning.
+        unsafe {
+            match value {
+                ValueRef::Null => ffi::sqlite3_bind_null(self.handle, i),
+                ValueRef::Integer(n) => ffi::sqlite3_bind_int64(self.handle, i, n),
+                ValueRef::Real(f) => ffi::sqlite3_bind_double(self.handle, i, f),
+                ValueRef::Text(t) => ffi::sqlite3_bind_text64(
+                    self.handle,
+                    i,
+                    t.as_ptr().cast(),
+                    t.len() as u64,
+                    ffi::SQLITE_TRANSIENT(),
+                    ffi::SQLITE_UTF8 as u8,
+                ),
+                // An empty blob still needs a non-NULL pointer, or SQLite binds NULL.
+                ValueRef::Blob(b) => ffi::sqlite3_bind_blob64(
+                    self.handle,
+                    i,
+                    if b.is_empty() { c"".as_ptr().cast() } else { b.as_ptr().cast() },
+                    b.len() as u64,
+                    ffi::SQLITE_TRANSIENT(),
+                ),
+            }
+        }
+    }
+
+    pub fn column_count(&self) -> usize {
+        // SAFETY: as above.
+        usize::try_from(unsafe { ffi::sqlite3_column_count(self.handle) }).unwrap_or(0)
+    }
+
+    /// Column `i` of the current row (valid until the next step or reset).
+    pub fn column(&self, i: usize) -> Column<'_> {
+        let Ok(i) = c_int::try_from(i) else { return Column::Null };
+        // SAFETY: called on a row the last step produced; the returned slices borrow
+        // `self`, so no step or reset can happen while they live.
+        unsafe {
+            match ffi::sqlite3_column_type(self.handle, i) {
+                ffi::SQLITE_INTEGER => Column::Integer(ffi::sqlite3_column_int64(self.handle, i)),
+                ffi::SQLITE_FLOAT => Column::Real(ffi::sqlite3_column_double(self.handle, i)),
+                ffi::SQLITE_TEXT => {
+                    let p = ffi::sqlite3_column_text(self.handle, i);
+                    Column::Text(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
+                }
+                ffi::SQLITE_BLOB => {
+                    let p = ffi::sqlite3_column_blob(self.handle, i).cast::<u8>();
+                    Column::Blob(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
+                }
+                _ => Column::Null,
+            }
+        }
+    }
+
+    /// A column's result name or other metadata (None where SQLite has none, e.g. the
+    /// table of an expression).
+    pub fn column_meta(&self, i: usize, which: ColumnMeta) -> Option<Cow<'_, str>> {
+        let i = c_int::try_from(i).ok()?;
+        // SAFETY: the strings live until the statement is re-prepared or finalized;
+        // `&self` keeps it alive and `cstr_lossy` copies invalid UTF-8.
+        let p = unsafe {
+            match which {
+                ColumnMeta::Name => ffi::sqlite3_column_name(self.handle, i),
+                ColumnMeta::Origin => ffi::sqlite3_column_origin_name(self.handle, i),
+                ColumnMeta::Table => ffi::sqlite3_column_table_name(self.handle, i),
+                ColumnMeta::Database => ffi::sqlite3_column_database_name(self.handle, i),
+                ColumnMeta::DeclType => ffi::sqlite3_column_decltype(self.handle, i),
+            }
+        };
+        cstr_lossy(p)
+    }
+}
+
+impl RawStmt {
+    /// A column's result name as the raw bytes SQLite holds (V8 decodes them).
+    pub fn column_name_bytes(&self, i: usize) -> &[u8] {
+        let Ok(i) = c_int::try_from(i) else { return &[] };
+        // SAFETY: the name lives as long as the statement, which `&self` borrows.
+        let p = unsafe { ffi::sqlite3_column_name(self.handle, i) };
+        if p.is_null() {
+            &[]
+        } else {
+            // SAFETY: NUL-terminated, owned by the statement.
+            unsafe { CStr::from_ptr(p) }.to_bytes()
+        }
+    }
+}
+
+/// SAFETY: `p` points at `n` bytes that SQLite keeps valid until the next step/reset.
+unsafe fn bytes<'a>(p: *const u8, n: c_int) -> &'a [u8] {
+    match usize::try_from(n) {
+        Ok(n) if !p.is_null() && n > 0 => std::slice::from_raw_parts(p, n),
+        _ => &[],
+    }
+}
+
+impl Drop for RawStmt {
+    fn drop(&mut self) {
+        // SAFETY: the statement is live and finalized exactly once; its connection is
+        // still open (the owner drops statements before closing). Finalize's status
+        // repeats the last step's error, already reported.
+        unsafe { ffi::sqlite3_finalize(self.handle) };
+    }
+}
