@@ -10,7 +10,7 @@ import test from 'node:test';
 import { createStore } from '../index.mjs';
 import { repoRoot, tempDir } from './helpers.mjs';
 
-const SCHEMA_SQL = readFileSync(join(repoRoot, 'src', 'sql', 'schema.sql'), 'utf8');
+const SCHEMA_SQL = readFileSync(join(repoRoot, 'src', 'sqlite', 'schema.sql'), 'utf8');
 const CHILD = join(repoRoot, '__test__', 'fixtures', 'original-tick-child.mjs');
 const WIRE_A = 'rk2.eyJwcm9qZWN0X2lkIjoicHJqX2FhYWFhYWFhYWFhYWFhYWFhYWFhYWEiLCJyb2xlX2tpbmQiOiJjdG8ifQ';
 const WIRE_B = 'rk2.eyJwcm9qZWN0X2lkIjoicHJqX2JiYmJiYmJiYmJiYmJiYmJiYmJiYmIiLCJyb2xlX2tpbmQiOiJjdG8ifQ';

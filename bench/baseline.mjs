@@ -21,7 +21,7 @@ const require = createRequire(import.meta.url);
 const Database = require('better-sqlite3');
 
 /** The addon's schema file: the same v6 schema the original applies. */
-export const SCHEMA_PATH = join(here, '..', 'src', 'sql', 'schema.sql');
+export const SCHEMA_PATH = join(here, '..', 'src', 'sqlite', 'schema.sql');
 
 // ---------------------------------------------------------------- ids
 

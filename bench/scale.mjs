@@ -176,7 +176,7 @@ async function main() {
     return;
   }
   if (o.gen) {
-    generate(o.gen, o.n, { bursts: o.case === 'bursts', schemaSql: readFileSync(join(here, '..', 'src', 'sql', 'schema.sql'), 'utf8') });
+    generate(o.gen, o.n, { bursts: o.case === 'bursts', schemaSql: readFileSync(join(here, '..', 'src', 'sqlite', 'schema.sql'), 'utf8') });
     return;
   }
   if (o.child) return child(o);
