@@ -38,7 +38,7 @@ function rng(seed) {
  * topic addresses mixed, ids in random order (so id order is not rowid order), 400 queued
  * messages already expired (sweepExpired dead-letters them in one go: equal failed_at_ms).
  */
-function tieRows(now) {
+function tieRows(now, count) {
   const rand = rng(42);
   const t0 = now - 60_000;
   const agents = [
@@ -50,7 +50,7 @@ function tieRows(now) {
   const topics = ['t1', 't2', 't3', '1'];
   const messages = [];
   const dead = [];
-  for (let i = 0; i < 4000; i++) {
+  for (let i = 0; i < count; i++) {
     const expiredQueued = i % 10 === 3;
     const created = expiredQueued ? t0 : t0 + [0, 1, 1, 1, 2][Math.floor(rand() * 5)];
     const status = expiredQueued ? 'queued' : STATUSES[Math.floor(rand() * 5)];
@@ -81,34 +81,42 @@ function tickCalls(now) {
   return calls;
 }
 
-test('ties on created_at_ms come back in the original order (vs better-sqlite3 on the original statements)', (t) => {
-  const dir = tempDir(t);
-  const now = Date.now();
-  const theirs = join(dir, 'original.db');
-  const ours = join(dir, 'native.db');
-  original({ db: theirs, schemaSql: SCHEMA_SQL, rows: tieRows(now) });
-  copyFileSync(theirs, ours);
-  const calls = tickCalls(now);
+for (const [label, count, large] of [
+  ['a small log (the original statements)', 4_000, false],
+  ['a large log (the large-log indexes and rewritten statements)', 12_000, true],
+]) {
+  test(`ties on created_at_ms come back in the original order, ${label}`, (t) => {
+    const dir = tempDir(t);
+    const now = Date.now();
+    const theirs = join(dir, 'original.db');
+    const ours = join(dir, 'native.db');
+    original({ db: theirs, schemaSql: SCHEMA_SQL, rows: tieRows(now, count) });
+    copyFileSync(theirs, ours);
+    const calls = tickCalls(now);
 
-  const store = createStore(ours);
-  t.after(() => store.close());
-  // sweepExpired stamps failed_at_ms with its own clock: only that it is recent is compared.
-  const stamp = (results) =>
-    results.map((r, i) =>
-      calls[i][0] === 'getDeadLetters' ? r.map((d) => ({ ...d, failed_at_ms: d.failed_at_ms >= now ? 'swept' : d.failed_at_ms })) : r,
-    );
-  const expected = stamp(original({ db: theirs, calls }));
-  const actual = stamp(calls.map(([method, ...args]) => store[method](...args)));
-  // A guard that the data has what the test is about: full pages of equal timestamps.
-  const first = expected[calls.findIndex(([m, a, o]) => m === 'pollForAgent' && a === 'a1' && o.max_messages === 100)];
-  assert.equal(first.length, 100);
-  assert.equal(new Set(first.map((r) => r.created_at_ms)).size, 1);
-  assert.ok(expected[calls.findIndex(([m]) => m === 'sweepExpired')].messages >= 300);
-  for (let i = 0; i < calls.length; i++) {
-    assert.deepEqual(actual[i], expected[i], `call ${i}: ${JSON.stringify(calls[i])}`);
-    assert.equal(JSON.stringify(actual[i]), JSON.stringify(expected[i]), `key order, call ${i}`);
-  }
-});
+    const store = createStore(ours);
+    t.after(() => store.close());
+    const indexes = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' ORDER BY name").pluck().all();
+    assert.equal(indexes.includes('idx_messages_to_agent_recent'), large, indexes.join());
+    assert.equal(indexes.includes('idx_messages_to_agent'), !large, indexes.join());
+    // sweepExpired stamps failed_at_ms with its own clock: only that it is recent is compared.
+    const stamp = (results) =>
+      results.map((r, i) =>
+        calls[i][0] === 'getDeadLetters' ? r.map((d) => ({ ...d, failed_at_ms: d.failed_at_ms >= now ? 'swept' : d.failed_at_ms })) : r,
+      );
+    const expected = stamp(original({ db: theirs, calls }));
+    const actual = stamp(calls.map(([method, ...args]) => store[method](...args)));
+    // A guard that the data has what the test is about: full pages of equal timestamps.
+    const first = expected[calls.findIndex(([m, a, o]) => m === 'pollForAgent' && a === 'a1' && o.max_messages === 100)];
+    assert.equal(first.length, 100);
+    assert.equal(new Set(first.map((r) => r.created_at_ms)).size, 1);
+    assert.ok(expected[calls.findIndex(([m]) => m === 'sweepExpired')].messages >= count / 15);
+    for (let i = 0; i < calls.length; i++) {
+      assert.deepEqual(actual[i], expected[i], `call ${i}: ${JSON.stringify(calls[i])}`);
+      assert.equal(JSON.stringify(actual[i]), JSON.stringify(expected[i]), `key order, call ${i}`);
+    }
+  });
+}
 
 test('message and dead-letter counts stay exact through raw writes, replaces and deletes', (t) => {
   const store = createStore(join(tempDir(t), 'hub.db'));

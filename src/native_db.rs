@@ -24,6 +24,8 @@ pub struct Core {
     pub path: String,
     pub memory: bool,
     pub readonly: bool,
+    /// Large-log indexes and row counters (issue 10); only used by the store.
+    pub scale: crate::store::scale::ScaleState,
 }
 
 /// The connection slot: shared by the NativeDb object and the handle registry (the
@@ -95,7 +97,14 @@ impl NativeDb {
         match connection::open(&path, mode) {
             Ok(conn) => {
                 let memory = connection::is_memory(&path);
-                let core = Core { statements: StatementTable::default(), conn, path: path.clone(), memory, readonly: mode.readonly };
+                let core = Core {
+                    statements: StatementTable::default(),
+                    conn,
+                    path: path.clone(),
+                    memory,
+                    readonly: mode.readonly,
+                    scale: Default::default(),
+                };
                 let inner: Slot = Rc::new(RefCell::new(Some(core)));
                 let handle = register(&inner);
                 Ok(NativeDb { path, inner, handle })
@@ -108,7 +117,11 @@ impl NativeDb {
     /// Returns the warnings the original prints (the glue sends them to console.warn).
     #[napi]
     pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
-        self.with(&env, |core| crate::sqlite::schema::open_store(&core.conn))
+        self.with(&env, |core| {
+            let warnings = crate::sqlite::schema::open_store(&core.conn)?;
+            crate::store::scale::open(core)?;
+            Ok(warnings)
+        })
     }
 
     /// The handle the facade's plain functions take.
@@ -156,11 +169,11 @@ impl NativeDb {
             return Err(busy().throw(env.raw()));
         }
         if let Some(core) = slot.take() {
-            let Core { mut statements, conn, path, memory, readonly } = core;
+            let Core { mut statements, conn, path, memory, readonly, scale } = core;
             statements.clear();
             if let Err((conn, e)) = conn.close() {
                 // Keep the connection usable rather than leak it half-closed.
-                *slot = Some(Core { statements, conn, path, memory, readonly });
+                *slot = Some(Core { statements, conn, path, memory, readonly, scale });
                 return Err(StoreError::from(e).throw(env.raw()));
             }
         }

@@ -4,21 +4,28 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::js::bind::{col_bound, Bound};
-use crate::native_db::{now, NativeDb};
+use crate::native_db::{now, Core, NativeDb};
 use crate::sqlite::error::SResult;
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
+use crate::store::scale;
 
 const ONLINE_AGENTS: &str = "SELECT COUNT(*) as cnt FROM agents WHERE status='online'";
-const TOTAL_MESSAGES: &str = "SELECT COUNT(*) as cnt FROM messages";
-const DLQ_DEPTH: &str = "SELECT COUNT(*) as cnt FROM dead_letters";
+// The original's `SELECT COUNT(*) … FROM messages` / `… FROM dead_letters` walk a whole
+// index (O(n)): those two counts come from scale::counts instead (O(1), same numbers).
 const ASSIGN_BY_STATUS: &str = "SELECT COUNT(*) as cnt FROM assign_jobs WHERE status = ?";
 
-fn queue_depths(conn: &rusqlite::Connection) -> SResult<(i64, i64, i64)> {
+const EXPIRED_QUEUED: &str = "SELECT id FROM messages WHERE status='queued' AND expires_at_ms < ? ORDER BY rowid";
+
+/// Queued messages by priority (an index range over the queued ones) and the dead letters.
+fn queue_depths(core: &mut Core) -> SResult<(i64, i64, i64, i64)> {
+    let (total, dlq) = scale::counts(core)?;
+    let conn = &core.conn;
     Ok((
         exec::count(conn, "SELECT COUNT(*) as cnt FROM messages WHERE status='queued' AND priority >= 7", &[])?,
         exec::count(conn, "SELECT COUNT(*) as cnt FROM messages WHERE status='queued' AND priority < 7", &[])?,
-        exec::count(conn, DLQ_DEPTH, &[])?,
+        dlq,
+        total,
     ))
 }
 
@@ -35,9 +42,13 @@ impl NativeDb {
             let conn = &core.conn;
             let now = now();
             let now_b = Bound::num(now as f64);
-            in_transaction(conn, Behavior::Immediate, || {
+            let out = in_transaction(conn, Behavior::Immediate, || {
                 let ids: Vec<Bound> = {
-                    let mut stmt = exec::prepare(conn, "SELECT id FROM messages WHERE status='queued' AND expires_at_ms < ?")?;
+                    // The original's plan read these ids through idx_messages_status(status),
+                    // i.e. in rowid order, and wrote the dead letters in that order (which
+                    // getDeadLetters shows for equal failed_at_ms); idx_messages_status_time
+                    // yields them by created_at_ms, so the order is restated.
+                    let mut stmt = exec::prepare(conn, EXPIRED_QUEUED)?;
                     crate::js::bind::bind_all(&mut stmt, std::slice::from_ref(&now_b))?;
                     let mut rows = stmt.raw_query();
                     let mut ids = Vec::new();
@@ -57,14 +68,17 @@ impl NativeDb {
                 }
                 let human = crate::store::human::expire_human_requests(conn, now)?;
                 Ok(format!("{{\"messages\":{},\"human_requests\":{human}}}", ids.len()))
-            })
+            })?;
+            // The periodic sweep is where a log that has grown large gets its indexes.
+            scale::grow_if_large(core)?;
+            Ok(out)
         })
     }
 
     #[napi]
     pub fn get_queue_depths(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let (urgent, normal, dlq) = queue_depths(&core.conn)?;
+            let (urgent, normal, dlq, _) = queue_depths(core)?;
             Ok(format!("{{\"urgent\":{urgent},\"normal\":{normal},\"dlq\":{dlq}}}"))
         })
     }
@@ -84,11 +98,10 @@ impl NativeDb {
     #[napi]
     pub fn get_hub_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
+            let (urgent, normal, dlq, total) = queue_depths(core)?;
             let conn = &core.conn;
             let online = exec::count(conn, ONLINE_AGENTS, &[])?;
-            let total = exec::count(conn, TOTAL_MESSAGES, &[])?;
             let active = exec::count(conn, "SELECT COUNT(*) as cnt FROM assign_jobs WHERE status IN ('queued','running')", &[])?;
-            let (urgent, normal, dlq) = queue_depths(conn)?;
             Ok(format!(
                 "{{\"online_agents\":{online},\"total_messages\":{total},\"active_assign_jobs\":{active},\"urgent\":{urgent},\"normal\":{normal},\"dlq\":{dlq}}}"
             ))
@@ -98,13 +111,14 @@ impl NativeDb {
     #[napi]
     pub fn get_audit_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
+            let (total, dlq) = scale::counts(core)?;
             let conn = &core.conn;
             let by = |s: &str| exec::count(conn, ASSIGN_BY_STATUS, &[Bound::text(s)]);
             Ok(format!(
                 "{{\"online_agents\":{},\"total_messages\":{},\"dlq\":{},\"assign_queued\":{},\"assign_running\":{},\"assign_failed\":{},\"assign_timed_out\":{}}}",
                 exec::count(conn, ONLINE_AGENTS, &[])?,
-                exec::count(conn, TOTAL_MESSAGES, &[])?,
-                exec::count(conn, DLQ_DEPTH, &[])?,
+                total,
+                dlq,
                 by("queued")?,
                 by("running")?,
                 by("failed")?,
