@@ -156,3 +156,75 @@ test('message and dead-letter counts stay exact through raw writes, replaces and
   assert.deepEqual(counted(), truth());
   assert.deepEqual(counted(), { total: 29, dlq: 1 });
 });
+
+test('the WAL returns to journal_size_limit once no reader pins it', async (t) => {
+  const { Database } = await import('../index.mjs');
+  const { statSync } = await import('node:fs');
+  const path = join(tempDir(t), 'hub.db');
+  const store = createStore(path);
+  t.after(() => store.close());
+  // The policy's knob: set at open, changeable per connection.
+  assert.equal(store.db.pragma('journal_size_limit', { simple: true }), 16 * 1024 * 1024);
+  store.db.pragma('journal_size_limit = 1048576');
+  const wal = () => statSync(`${path}-wal`).size;
+  const log = (i) => store.auditLog({ type: 'event', from: 'a', to: `b${i % 7}`, topic: 't', payload: { i } });
+  log(0);
+  const reader = new Database(path);
+  reader.exec('BEGIN');
+  assert.equal(reader.prepare('SELECT COUNT(*) FROM messages').pluck().get(), 1);
+  for (let i = 0; i < 300; i++) log(i);
+  const pinned = wal();
+  assert.ok(pinned > 4 * 1048576, `pinned WAL ${pinned}`);
+  reader.exec('COMMIT');
+  reader.close();
+  for (let i = 0; i < 5; i++) log(i);
+  assert.ok(wal() <= 1048576, `WAL after the reader left: ${wal()}`);
+  assert.equal(store.getHubStats().total_messages, 306);
+});
+
+test('statements prepared from the same source text share nothing observable', (t) => {
+  const store = createStore(join(tempDir(t), 'hub.db'));
+  t.after(() => store.close());
+  const db = store.db;
+  db.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER)');
+  const put = db.prepare('INSERT INTO kv VALUES (?, ?)');
+  for (let i = 0; i < 5; i++) put.run(`k${i}`, i);
+  const SQL = 'SELECT k, v FROM kv WHERE v >= ? ORDER BY v';
+  const a = db.prepare(SQL);
+  const b = db.prepare(SQL).pluck();
+  const c = db.prepare(SQL).raw();
+  assert.deepEqual(a.get(3), { k: 'k3', v: 3 });
+  assert.equal(b.get(3), 'k3');
+  assert.deepEqual(c.get(3), ['k3', 3]);
+  // bind() on one: permanent for it only.
+  const bound = db.prepare(SQL).bind(4);
+  assert.deepEqual(bound.all(), [{ k: 'k4', v: 4 }]);
+  assert.throws(() => bound.get(1), /already has bound parameters/);
+  assert.deepEqual(a.all(4), [{ k: 'k4', v: 4 }]);
+  assert.equal(db.prepare(SQL).get(2).k, 'k2');
+  // An open iterator on one while another with the same source runs.
+  const it = db.prepare(SQL).iterate(0);
+  assert.deepEqual(it.next().value, { k: 'k0', v: 0 });
+  assert.equal(b.get(1), 'k1');
+  assert.deepEqual(a.all(3), [{ k: 'k3', v: 3 }, { k: 'k4', v: 4 }]);
+  assert.deepEqual(it.next().value, { k: 'k1', v: 1 });
+  it.return();
+  // Interleaved with its own iterator, the same statement object is busy, as in better-sqlite3.
+  const it2 = a.iterate(0);
+  assert.throws(() => a.get(0), /busy/);
+  it2.return();
+  assert.deepEqual(a.get(4), { k: 'k4', v: 4 });
+  // A schema change reaches a statement prepared before it.
+  const all = db.prepare('SELECT * FROM kv WHERE k = ?');
+  assert.deepEqual(all.get('k1'), { k: 'k1', v: 1 });
+  db.exec('ALTER TABLE kv ADD COLUMN w TEXT');
+  assert.deepEqual(db.prepare('SELECT * FROM kv WHERE k = ?').get('k1'), { k: 'k1', v: 1, w: null });
+  assert.deepEqual(all.get('k1'), { k: 'k1', v: 1, w: null });
+  // Thousands of prepares of one source, each used once: same results throughout.
+  let sum = 0;
+  for (let i = 0; i < 5000; i++) sum += db.prepare('SELECT v FROM kv WHERE k = ?').pluck().get(`k${i % 5}`);
+  assert.equal(sum, 10000);
+  // A closed connection prepares nothing, cached source or not.
+  store.close();
+  assert.throws(() => db.prepare(SQL), { name: 'TypeError', message: 'The database connection is not open' });
+});
