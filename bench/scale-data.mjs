@@ -41,8 +41,9 @@ const hex = (n, width) => n.toString(16).padStart(width, '0');
 
 /** A v7-looking id that sorts by time, then by a counter (deterministic). */
 function idAt(ms, counter, salt) {
-  const h = hex(ms, 12) + hex(counter & 0xfffffff, 7) + hex(salt >>> 0, 8) + '0000000000000';
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-7${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const t = hex(ms, 12);
+  const c = counter >>> 0;
+  return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${hex((c >>> 16) & 0xfff, 3)}-8${hex((c >>> 4) & 0xfff, 3)}-${hex(c & 0xf, 1)}${hex(salt >>> 0, 8)}000`;
 }
 
 export const agentId = (i) => `agent-${String(i).padStart(3, '0')}`;
