@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
-import { createStore } from '../index.mjs';
+import { Database, createStore } from '../index.mjs';
 import { repoRoot, tempDir } from './helpers.mjs';
 
 const SCHEMA_SQL = readFileSync(join(repoRoot, 'src', 'sqlite', 'schema.sql'), 'utf8');
@@ -118,8 +118,9 @@ for (const [label, count, large] of [
   });
 }
 
-test('message and dead-letter counts stay exact through raw writes, replaces and deletes', (t) => {
-  const store = createStore(join(tempDir(t), 'hub.db'));
+test('message and dead-letter counts stay exact through raw writes, replaces, deletes and other connections', (t) => {
+  const path = join(tempDir(t), 'hub.db');
+  const store = createStore(path);
   t.after(() => store.close());
   const db = store.db;
   const truth = () => ({
@@ -155,10 +156,16 @@ test('message and dead-letter counts stay exact through raw writes, replaces and
   );
   assert.deepEqual(counted(), truth());
   assert.deepEqual(counted(), { total: 29, dlq: 1 });
+  // Another connection's commits (its writes fire no trigger here) are recounted.
+  const other = new Database(path);
+  other.prepare("INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, status) VALUES ('x1', 'event', 'a', 'b', 't', 5, 1, 1, 2, 'c', 't', 'queued')").run();
+  other.prepare('DELETE FROM dead_letters').run();
+  other.close();
+  assert.deepEqual(counted(), { total: 30, dlq: 0 });
+  assert.deepEqual(counted(), truth());
 });
 
 test('the WAL returns to journal_size_limit once no reader pins it', async (t) => {
-  const { Database } = await import('../index.mjs');
   const { statSync } = await import('node:fs');
   const path = join(tempDir(t), 'hub.db');
   const store = createStore(path);

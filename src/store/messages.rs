@@ -159,7 +159,7 @@ impl NativeDb {
             } else {
                 Some(bound_from_js(&topics_json)?)
             };
-            let large = crate::store::scale::large(core)?;
+            let large = crate::store::scale::large(core);
             let conn = &core.conn;
             match topics {
                 Some(t) => {

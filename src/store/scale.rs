@@ -4,11 +4,13 @@
 //!   the per-tick statements run the original's plans (a few milliseconds at most). From
 //!   there on, `large_log.sql` replaces four original indexes on `messages` by ones that
 //!   serve every per-tick read in O(log n + output); it runs at open, or in the
-//!   sweepExpired that first finds the log that large.
+//!   sweepExpired that first finds the log that large. Which statements run depends on a
+//!   flag read at open and by each sweep; both sets give the same results on either set of
+//!   indexes, so a flag made stale by another connection only costs speed.
 //! * `counters.sql` keeps the row counts of `messages` and `dead_letters` in TEMP objects
-//!   of this connection; [`counts`] re-runs it (a full recount) whenever another connection
-//!   committed (`PRAGMA data_version`) or the schema changed (`PRAGMA schema_version`),
-//!   and otherwise reads them in O(1).
+//!   of this connection. [`stats_row`] reads them together with `data_version` and
+//!   `schema_version`, and re-runs the script (a full recount) when another connection
+//!   committed or the schema changed since the last count; otherwise they cost O(1).
 
 use rusqlite::Connection;
 
@@ -22,19 +24,18 @@ use crate::store::queries as exec;
 /// the large-log indexes are created.
 pub const LARGE_LOG_ROWS: i64 = 10_000;
 
+/// The leading columns of every [`stats_row`] statement (the counted rows themselves are
+/// `(SELECT n FROM temp.store_counts WHERE name = 'messages' | 'dead_letters')`).
+pub const VERSIONS: &str =
+    "(SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version())";
+
 /// What this connection last saw of the file.
 #[derive(Default)]
 pub struct ScaleState {
     /// `(data_version, schema_version)` when the counters were last recounted.
     counted: Option<(i64, i64)>,
-    /// `schema_version` when `large` was last read from the schema.
-    large_seen: Option<i64>,
     /// The large-log indexes exist.
     large: bool,
-}
-
-fn pragma_i64(conn: &Connection, sql: &str) -> SResult<i64> {
-    exec::count(conn, sql, &[])
 }
 
 fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
@@ -45,45 +46,53 @@ fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
     )? > 0)
 }
 
-/// Creates the large-log indexes once the log is large enough; returns whether it did.
-pub fn grow_if_large(core: &mut Core) -> SResult<bool> {
-    if large(core)? || pragma_i64(&core.conn, "SELECT COALESCE(MAX(rowid), 0) FROM messages")? < LARGE_LOG_ROWS {
-        return Ok(false);
+/// Creates the large-log indexes once the log is large enough (or notes that another
+/// connection did). Called at open and after every sweepExpired.
+pub fn grow_if_large(core: &mut Core) -> SResult<()> {
+    if core.scale.large {
+        return Ok(());
     }
     let conn = &core.conn;
-    in_transaction(conn, Behavior::Immediate, || Ok(conn.execute_batch(LARGE_LOG_SQL)?))?;
-    core.scale.large_seen = None;
-    Ok(true)
+    if has_large_log_indexes(conn)? {
+        core.scale.large = true;
+    } else if exec::count(conn, "SELECT COALESCE(MAX(rowid), 0) FROM messages", &[])? >= LARGE_LOG_ROWS {
+        in_transaction(conn, Behavior::Immediate, || Ok(conn.execute_batch(LARGE_LOG_SQL)?))?;
+        core.scale.large = true;
+    }
+    Ok(())
 }
 
 /// At open, after the original's steps.
 pub fn open(core: &mut Core) -> SResult<()> {
     grow_if_large(core)?;
-    counts(core)?;
+    stats_row(core, &format!("SELECT {VERSIONS}"))?;
     Ok(())
 }
 
-/// Whether the large-log indexes exist (re-read from the schema when it changed).
-pub fn large(core: &mut Core) -> SResult<bool> {
-    let version = pragma_i64(&core.conn, "PRAGMA schema_version")?;
-    if core.scale.large_seen != Some(version) {
-        core.scale.large = has_large_log_indexes(&core.conn)?;
-        core.scale.large_seen = Some(version);
-    }
-    Ok(core.scale.large)
+/// Whether the statements written for the large-log indexes should be used.
+pub fn large(core: &Core) -> bool {
+    core.scale.large
 }
 
-/// Row counts of `messages` and `dead_letters` (what `SELECT COUNT(*)` gives): O(1) unless
-/// another connection committed or the schema changed since the last recount.
-pub fn counts(core: &mut Core) -> SResult<(i64, i64)> {
-    let conn = &core.conn;
-    let versions = (pragma_i64(conn, "PRAGMA data_version")?, pragma_i64(conn, "PRAGMA schema_version")?);
-    if core.scale.counted != Some(versions) {
-        conn.execute_batch(COUNTERS_SQL)?;
+/// Runs a one-row statement of integer columns whose first two are [`VERSIONS`] and
+/// returns the others; recounts first when the versions say the counters may be stale.
+/// (A second pass is taken as it is: a commit by another connection in between is as if
+/// it had come just after this call.)
+pub fn stats_row(core: &mut Core, sql: &str) -> SResult<Vec<i64>> {
+    for pass in 0.. {
+        let row = {
+            let mut stmt = exec::prepare(&core.conn, sql)?;
+            let n = stmt.column_count();
+            let mut rows = stmt.raw_query();
+            let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+            (0..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?
+        };
+        let versions = (row[0], row[1]);
+        if pass > 0 || core.scale.counted == Some(versions) {
+            return Ok(row[2..].to_vec());
+        }
+        core.conn.execute_batch(COUNTERS_SQL)?;
         core.scale.counted = Some(versions);
     }
-    Ok((
-        exec::count(conn, "SELECT n FROM temp.store_counts WHERE name = 'messages'", &[])?,
-        exec::count(conn, "SELECT n FROM temp.store_counts WHERE name = 'dead_letters'", &[])?,
-    ))
+    unreachable!()
 }

@@ -4,30 +4,28 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::js::bind::{col_bound, Bound};
-use crate::native_db::{now, Core, NativeDb};
-use crate::sqlite::error::SResult;
+use crate::native_db::{now, NativeDb};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
 use crate::store::scale;
 
-const ONLINE_AGENTS: &str = "SELECT COUNT(*) as cnt FROM agents WHERE status='online'";
-// The original's `SELECT COUNT(*) … FROM messages` / `… FROM dead_letters` walk a whole
-// index (O(n)): those two counts come from scale::counts instead (O(1), same numbers).
-const ASSIGN_BY_STATUS: &str = "SELECT COUNT(*) as cnt FROM assign_jobs WHERE status = ?";
+// Each stats method is one statement (one read transaction) of the original's COUNT(*)
+// queries, except that the row counts of messages and dead_letters come from the counters
+// of src/store/scale.rs: the original's `SELECT COUNT(*) … FROM messages` and `… FROM
+// dead_letters` walk a whole index, O(n).
+// The first two columns are scale::VERSIONS (checked by scale::stats_row).
+const QUEUE_DEPTHS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
+ (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters')";
+const HUB_STATS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
+ (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT n FROM temp.store_counts WHERE name = 'messages'),
+ (SELECT COUNT(*) FROM assign_jobs WHERE status IN ('queued','running')),
+ (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters')";
+const AUDIT_STATS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
+ (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT n FROM temp.store_counts WHERE name = 'messages'), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters'),
+ (SELECT COUNT(*) FROM assign_jobs WHERE status = 'queued'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'running'),
+ (SELECT COUNT(*) FROM assign_jobs WHERE status = 'failed'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'timed_out')";
 
 const EXPIRED_QUEUED: &str = "SELECT id FROM messages WHERE status='queued' AND expires_at_ms < ? ORDER BY rowid";
-
-/// Queued messages by priority (an index range over the queued ones) and the dead letters.
-fn queue_depths(core: &mut Core) -> SResult<(i64, i64, i64, i64)> {
-    let (total, dlq) = scale::counts(core)?;
-    let conn = &core.conn;
-    Ok((
-        exec::count(conn, "SELECT COUNT(*) as cnt FROM messages WHERE status='queued' AND priority >= 7", &[])?,
-        exec::count(conn, "SELECT COUNT(*) as cnt FROM messages WHERE status='queued' AND priority < 7", &[])?,
-        dlq,
-        total,
-    ))
-}
 
 #[napi]
 impl NativeDb {
@@ -78,8 +76,8 @@ impl NativeDb {
     #[napi]
     pub fn get_queue_depths(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let (urgent, normal, dlq, _) = queue_depths(core)?;
-            Ok(format!("{{\"urgent\":{urgent},\"normal\":{normal},\"dlq\":{dlq}}}"))
+            let v = scale::stats_row(core, QUEUE_DEPTHS)?;
+            Ok(format!("{{\"urgent\":{},\"normal\":{},\"dlq\":{}}}", v[0], v[1], v[2]))
         })
     }
 
@@ -98,12 +96,10 @@ impl NativeDb {
     #[napi]
     pub fn get_hub_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let (urgent, normal, dlq, total) = queue_depths(core)?;
-            let conn = &core.conn;
-            let online = exec::count(conn, ONLINE_AGENTS, &[])?;
-            let active = exec::count(conn, "SELECT COUNT(*) as cnt FROM assign_jobs WHERE status IN ('queued','running')", &[])?;
+            let v = scale::stats_row(core, HUB_STATS)?;
             Ok(format!(
-                "{{\"online_agents\":{online},\"total_messages\":{total},\"active_assign_jobs\":{active},\"urgent\":{urgent},\"normal\":{normal},\"dlq\":{dlq}}}"
+                "{{\"online_agents\":{},\"total_messages\":{},\"active_assign_jobs\":{},\"urgent\":{},\"normal\":{},\"dlq\":{}}}",
+                v[0], v[1], v[2], v[3], v[4], v[5]
             ))
         })
     }
@@ -111,18 +107,10 @@ impl NativeDb {
     #[napi]
     pub fn get_audit_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let (total, dlq) = scale::counts(core)?;
-            let conn = &core.conn;
-            let by = |s: &str| exec::count(conn, ASSIGN_BY_STATUS, &[Bound::text(s)]);
+            let v = scale::stats_row(core, AUDIT_STATS)?;
             Ok(format!(
                 "{{\"online_agents\":{},\"total_messages\":{},\"dlq\":{},\"assign_queued\":{},\"assign_running\":{},\"assign_failed\":{},\"assign_timed_out\":{}}}",
-                exec::count(conn, ONLINE_AGENTS, &[])?,
-                total,
-                dlq,
-                by("queued")?,
-                by("running")?,
-                by("failed")?,
-                by("timed_out")?
+                v[0], v[1], v[2], v[3], v[4], v[5], v[6]
             ))
         })
     }
