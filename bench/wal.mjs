@@ -4,7 +4,9 @@
 // 20,000); then the reader ends and the writer goes on. Printed: the -wal file size when the
 // reader lets go (the pinned peak), at the end of the 200k, and after `--after` more writes
 // (default 5,000). Both sides: this package (createStore) and better-sqlite3 running the
-// original auditLog with the original PRAGMAs (bench/baseline.mjs).
+// original auditLog with the original PRAGMAs (bench/baseline.mjs). The log starts with
+// `--prefill` messages (default 20,000, written in one transaction, then the store is
+// reopened), so this package runs with its large-log indexes.
 //
 //   node bench/wal.mjs
 //   node bench/wal.mjs --writes 50000 --hold 10000 --side addon
@@ -21,12 +23,13 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 
 function args(argv) {
-  const o = { writes: 200_000, hold: 20_000, after: 5_000, side: 'both' };
+  const o = { writes: 200_000, hold: 20_000, after: 5_000, prefill: 20_000, side: 'both' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--writes') o.writes = Number(argv[++i]);
     else if (a === '--hold') o.hold = Number(argv[++i]);
     else if (a === '--after') o.after = Number(argv[++i]);
+    else if (a === '--prefill') o.prefill = Number(argv[++i]);
     else if (a === '--side') o.side = argv[++i];
     else if (a === '--writer') o.writer = argv[++i];
     else if (a === '--reader') o.reader = true;
@@ -55,16 +58,21 @@ async function reader(o) {
 }
 
 async function writer(o) {
-  let store;
-  if (o.writer === 'baseline') {
-    const { createBaselineStore } = await import('./baseline.mjs');
-    store = createBaselineStore(o.file);
-  } else {
-    const { createStore } = await import('../index.mjs');
-    store = createStore(o.file);
-  }
+  const open =
+    o.writer === 'baseline'
+      ? (await import('./baseline.mjs')).createBaselineStore
+      : (await import('../index.mjs')).createStore;
+  let store = open(o.file);
   const log = (i) =>
     store.auditLog({ type: 'event', from: 'agent-1', to: `agent-${i % 50}`, topic: 't1', payload: { i, note: 'wal bench' } });
+  // A log that is already large (this package then runs with its large-log indexes).
+  if (o.prefill > 0) {
+    store.db.transaction(() => {
+      for (let i = 0; i < o.prefill; i++) log(i);
+    })();
+    store.close();
+    store = open(o.file);
+  }
   log(0);
   const rd = spawn(process.execPath, [join(here, 'wal.mjs'), '--reader', '--file', o.file], { stdio: ['pipe', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
@@ -102,7 +110,7 @@ async function main() {
     try {
       const text = execFileSync(
         process.execPath,
-        [join(here, 'wal.mjs'), '--writer', side, '--file', join(dir, 'hub.db'), '--writes', String(o.writes), '--hold', String(o.hold), '--after', String(o.after)],
+        [join(here, 'wal.mjs'), '--writer', side, '--file', join(dir, 'hub.db'), '--writes', String(o.writes), '--hold', String(o.hold), '--after', String(o.after), '--prefill', String(o.prefill)],
         { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
       );
       const r = JSON.parse(text);
