@@ -163,6 +163,12 @@ test('message and dead-letter counts stay exact through raw writes, replaces, de
   other.close();
   assert.deepEqual(counted(), { total: 30, dlq: 0 });
   assert.deepEqual(counted(), truth());
+  // Changing temp_store empties the temp schema (the counters with it): they come back.
+  db.pragma('temp_store = MEMORY');
+  store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
+  assert.deepEqual(counted(), { total: 31, dlq: 0 });
+  store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
+  assert.deepEqual(counted(), truth());
 });
 
 test('the WAL returns to journal_size_limit once no reader pins it', async (t) => {

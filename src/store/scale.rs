@@ -80,12 +80,23 @@ pub fn large(core: &Core) -> bool {
 /// it had come just after this call.)
 pub fn stats_row(core: &mut Core, sql: &str) -> SResult<Vec<i64>> {
     for pass in 0.. {
-        let row = {
+        let read = || -> SResult<Vec<i64>> {
             let mut stmt = exec::prepare(&core.conn, sql)?;
             let n = stmt.column_count();
             let mut rows = stmt.raw_query();
             let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-            (0..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?
+            Ok((0..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?)
+        };
+        let row = match read() {
+            Ok(row) => row,
+            // The TEMP counters are gone (changing `PRAGMA temp_store` empties the temp
+            // schema): recreate them, recount, read again.
+            Err(_) if pass == 0 => {
+                core.conn.execute_batch(COUNTERS_SQL)?;
+                core.scale.counted = None;
+                continue;
+            }
+            Err(e) => return Err(e),
         };
         let versions = (row[0], row[1]);
         if pass > 0 || core.scale.counted == Some(versions) {
