@@ -118,11 +118,20 @@ for (const [label, count, large] of [
   });
 }
 
-test('message and dead-letter counts stay exact through raw writes, replaces, deletes and other connections', (t) => {
+for (const base of [0, 10_000]) {
+test(`message and dead-letter counts stay exact through raw writes, replaces, deletes and other connections (${base ? 'large' : 'small'} log)`, (t) => {
   const path = join(tempDir(t), 'hub.db');
   const store = createStore(path);
   t.after(() => store.close());
   const db = store.db;
+  if (base) {
+    db.transaction(() => {
+      for (let i = 0; i < base; i++) store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
+    })();
+    store.sweepExpired(); // the sweep that sees the log this large adds the large-log indexes
+  }
+  const large = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'idx_messages_to_agent_recent'").pluck().get();
+  assert.equal(large, base ? 1 : 0);
   const truth = () => ({
     total: db.prepare('SELECT COUNT(*) FROM messages').pluck().get(),
     dlq: db.prepare('SELECT COUNT(*) FROM dead_letters').pluck().get(),
@@ -135,12 +144,12 @@ test('message and dead-letter counts stay exact through raw writes, replaces, de
   };
   const ids = [];
   for (let i = 0; i < 30; i++) ids.push(store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' }).id);
-  assert.deepEqual(counted(), { total: 30, dlq: 0 });
+  assert.deepEqual(counted(), { total: base + 30, dlq: 0 });
   store.moveToDeadLetter(ids[0], 'r1');
   store.moveToDeadLetter(ids[0], 'r2'); // INSERT OR REPLACE of the same key
   store.moveToDeadLetter('no-such-message', 'r3');
   assert.deepEqual(counted(), truth());
-  assert.deepEqual(counted(), { total: 30, dlq: 2 });
+  assert.deepEqual(counted(), { total: base + 30, dlq: 2 });
   db.prepare('DELETE FROM messages WHERE id IN (?, ?)').run(ids[1], ids[2]);
   db.prepare('DELETE FROM dead_letters WHERE message_id = ?').run('no-such-message');
   assert.throws(() => store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't', priority: 12 }), /CHECK constraint failed/);
@@ -155,21 +164,22 @@ test('message and dead-letter counts stay exact through raw writes, replaces, de
     })(),
   );
   assert.deepEqual(counted(), truth());
-  assert.deepEqual(counted(), { total: 29, dlq: 1 });
+  assert.deepEqual(counted(), { total: base + 29, dlq: 1 });
   // Another connection's commits (its writes fire no trigger here) are recounted.
   const other = new Database(path);
   other.prepare("INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, status) VALUES ('x1', 'event', 'a', 'b', 't', 5, 1, 1, 2, 'c', 't', 'queued')").run();
   other.prepare('DELETE FROM dead_letters').run();
   other.close();
-  assert.deepEqual(counted(), { total: 30, dlq: 0 });
+  assert.deepEqual(counted(), { total: base + 30, dlq: 0 });
   assert.deepEqual(counted(), truth());
   // Changing temp_store empties the temp schema (the counters with it): they come back.
   db.pragma('temp_store = MEMORY');
   store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
-  assert.deepEqual(counted(), { total: 31, dlq: 0 });
+  assert.deepEqual(counted(), { total: base + 31, dlq: 0 });
   store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
   assert.deepEqual(counted(), truth());
 });
+}
 
 test('the WAL returns to journal_size_limit once no reader pins it', async (t) => {
   const { statSync } = await import('node:fs');

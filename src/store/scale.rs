@@ -7,10 +7,12 @@
 //!   sweepExpired that first finds the log that large. Which statements run depends on a
 //!   flag read at open and by each sweep; both sets give the same results on either set of
 //!   indexes, so a flag made stale by another connection only costs speed.
-//! * `counters.sql` keeps the row counts of `messages` and `dead_letters` in TEMP objects
-//!   of this connection. [`stats_row`] reads them together with `data_version` and
-//!   `schema_version`, and re-runs the script (a full recount) when another connection
-//!   committed or the schema changed since the last count; otherwise they cost O(1).
+//! * On a large log, `counters.sql` keeps the row counts of `messages` and `dead_letters`
+//!   in TEMP objects of this connection (created by the first count). [`stats_row`] reads
+//!   them together with `data_version` and `schema_version`, and re-runs the script (a full
+//!   recount) when another connection committed or the schema changed since the last
+//!   count; otherwise they cost O(1). A small log counts as the original did, and its
+//!   inserts pay no trigger.
 
 use rusqlite::Connection;
 
@@ -65,13 +67,28 @@ pub fn grow_if_large(core: &mut Core) -> SResult<()> {
 /// At open, after the original's steps.
 pub fn open(core: &mut Core) -> SResult<()> {
     grow_if_large(core)?;
-    stats_row(core, &format!("SELECT {VERSIONS}"))?;
+    if core.scale.large {
+        stats_row(core, &format!("SELECT {VERSIONS}"))?;
+    }
     Ok(())
 }
 
 /// Whether the statements written for the large-log indexes should be used.
 pub fn large(core: &Core) -> bool {
     core.scale.large
+}
+
+/// Runs `large_sql` through [`stats_row`] on a large log, else `small_sql` (the same
+/// columns, counting as the original did) as it is; returns the columns after the first two.
+pub fn stats(core: &mut Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>> {
+    if core.scale.large {
+        return stats_row(core, large_sql);
+    }
+    let mut stmt = exec::prepare(&core.conn, small_sql)?;
+    let n = stmt.column_count();
+    let mut rows = stmt.raw_query();
+    let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+    Ok((2..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?)
 }
 
 /// Runs a one-row statement of integer columns whose first two are [`VERSIONS`] and

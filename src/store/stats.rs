@@ -10,10 +10,11 @@ use crate::store::queries as exec;
 use crate::store::scale;
 
 // Each stats method is one statement (one read transaction) of the original's COUNT(*)
-// queries, except that the row counts of messages and dead_letters come from the counters
-// of src/store/scale.rs: the original's `SELECT COUNT(*) … FROM messages` and `… FROM
-// dead_letters` walk a whole index, O(n).
-// The first two columns are scale::VERSIONS (checked by scale::stats_row).
+// queries. On a large log (src/store/scale.rs) the row counts of messages and dead_letters
+// come from the counters instead: the original's `SELECT COUNT(*) … FROM messages` and
+// `… FROM dead_letters` walk a whole index, O(n). The first two columns are
+// scale::VERSIONS (checked by scale::stats_row); the _SMALL twins, run while the log is
+// small, count as the original did and have zeros there.
 const QUEUE_DEPTHS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
  (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters')";
 const HUB_STATS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
@@ -22,6 +23,17 @@ const HUB_STATS: &str = "SELECT (SELECT data_version FROM pragma_data_version())
  (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters')";
 const AUDIT_STATS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
  (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT n FROM temp.store_counts WHERE name = 'messages'), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters'),
+ (SELECT COUNT(*) FROM assign_jobs WHERE status = 'queued'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'running'),
+ (SELECT COUNT(*) FROM assign_jobs WHERE status = 'failed'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'timed_out')";
+
+const QUEUE_DEPTHS_SMALL: &str = "SELECT 0, 0,
+ (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT COUNT(*) FROM dead_letters)";
+const HUB_STATS_SMALL: &str = "SELECT 0, 0,
+ (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT COUNT(*) FROM messages),
+ (SELECT COUNT(*) FROM assign_jobs WHERE status IN ('queued','running')),
+ (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT COUNT(*) FROM dead_letters)";
+const AUDIT_STATS_SMALL: &str = "SELECT 0, 0,
+ (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM dead_letters),
  (SELECT COUNT(*) FROM assign_jobs WHERE status = 'queued'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'running'),
  (SELECT COUNT(*) FROM assign_jobs WHERE status = 'failed'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'timed_out')";
 
@@ -76,7 +88,7 @@ impl NativeDb {
     #[napi]
     pub fn get_queue_depths(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let v = scale::stats_row(core, QUEUE_DEPTHS)?;
+            let v = scale::stats(core, QUEUE_DEPTHS, QUEUE_DEPTHS_SMALL)?;
             Ok(format!("{{\"urgent\":{},\"normal\":{},\"dlq\":{}}}", v[0], v[1], v[2]))
         })
     }
@@ -96,7 +108,7 @@ impl NativeDb {
     #[napi]
     pub fn get_hub_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let v = scale::stats_row(core, HUB_STATS)?;
+            let v = scale::stats(core, HUB_STATS, HUB_STATS_SMALL)?;
             Ok(format!(
                 "{{\"online_agents\":{},\"total_messages\":{},\"active_assign_jobs\":{},\"urgent\":{},\"normal\":{},\"dlq\":{}}}",
                 v[0], v[1], v[2], v[3], v[4], v[5]
@@ -107,7 +119,7 @@ impl NativeDb {
     #[napi]
     pub fn get_audit_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let v = scale::stats_row(core, AUDIT_STATS)?;
+            let v = scale::stats(core, AUDIT_STATS, AUDIT_STATS_SMALL)?;
             Ok(format!(
                 "{{\"online_agents\":{},\"total_messages\":{},\"dlq\":{},\"assign_queued\":{},\"assign_running\":{},\"assign_failed\":{},\"assign_timed_out\":{}}}",
                 v[0], v[1], v[2], v[3], v[4], v[5], v[6]
