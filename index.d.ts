@@ -356,6 +356,17 @@ export interface DatabaseOptions {
   timeout?: number;
 }
 
+export interface BackupMetadata {
+  totalPages: number;
+  remainingPages: number;
+}
+
+export interface BackupOptions {
+  /** The schema to copy (default "main"). */
+  attached?: string;
+  progress?: (info: BackupMetadata) => number | undefined;
+}
+
 /** A better-sqlite3-compatible connection (the same class as `store.db`). */
 export declare class Database {
   constructor(filename: string, options?: DatabaseOptions);
@@ -379,10 +390,15 @@ export declare class Database {
   aggregate(...args: unknown[]): never;
   /** Not supported: always throws a TypeError. */
   table(...args: unknown[]): never;
-  /** Not supported: always throws a TypeError. */
-  backup(...args: unknown[]): never;
-  /** Not supported: always throws a TypeError. */
-  serialize(...args: unknown[]): never;
+  /**
+   * Online backup into `filename` (better-sqlite3 12's contract): resolves once the copy is
+   * complete. The copy advances one step per event-loop turn; `progress` is called after
+   * each step and its return value (a number) is the page count of the next step
+   * (default 100, 0 pauses).
+   */
+  backup(filename: string, options?: BackupOptions): Promise<BackupMetadata>;
+  /** The database file's bytes (`sqlite3_serialize`). */
+  serialize(options?: { attached?: string }): Buffer;
   /** Not supported: always throws a TypeError. */
   loadExtension(...args: unknown[]): never;
   static readonly SqliteError: typeof SqliteError;

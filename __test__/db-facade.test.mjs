@@ -416,8 +416,6 @@ test('unsupported better-sqlite3 features throw a clear TypeError', (t) => {
     function: () => db.function('f', () => 1),
     aggregate: () => db.aggregate('a', { step() {} }),
     table: () => db.table('t', { columns: ['x'], *rows() {} }),
-    backup: () => db.backup('x.db'),
-    serialize: () => db.serialize(),
     loadExtension: () => db.loadExtension('x'),
     defaultSafeIntegers: () => db.defaultSafeIntegers(),
     unsafeMode: () => db.unsafeMode(),

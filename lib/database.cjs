@@ -5,6 +5,7 @@ const { existsSync } = require('node:fs');
 const { dirname } = require('node:path');
 
 const native = require('./native.cjs');
+const backupMethods = require('./backup.cjs');
 const { SqliteError } = require('./errors.cjs');
 const { RowMode, TxKind, decode, decodeOptional, unpackStatement } = require('./protocol.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
@@ -347,11 +348,11 @@ Object.assign(Database.prototype, {
   table() {
     throw notSupported('db.table() (virtual tables)');
   },
-  backup() {
-    throw notSupported('db.backup()');
+  backup(filename, options) {
+    return backupMethods.backup(this[kNative], filename, options);
   },
-  serialize() {
-    throw notSupported('db.serialize()');
+  serialize(options) {
+    return backupMethods.serialize(this[kNative], options);
   },
   loadExtension() {
     throw notSupported('db.loadExtension()');

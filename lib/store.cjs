@@ -38,7 +38,14 @@ function createStore(dbPath, options = {}) {
     if (out.changed) notifyAssign(out.row);
     return out.row;
   }
-  for (const warning of n.openStore()) console.warn(warning);
+  let warnings;
+  try {
+    warnings = n.openStore();
+  } catch (error) {
+    n.close(); // a file the store cannot use is not held open
+    throw error;
+  }
+  for (const warning of warnings) console.warn(warning);
 
   const store = {
     uuidv7,
@@ -49,19 +56,29 @@ function createStore(dbPath, options = {}) {
     },
 
     // --- agents ---
+    // `now + x` stays JS's own `+` (ToPrimitive, string concatenation, BigInt errors),
+    // evaluated where the original did, before its JSON.stringify calls.
     registerAgent({ agent_id, cli, pid, capabilities = [], topics = [], heartbeat_ttl_ms = 30000, metadata = {} }) {
+      const now = Date.now();
+      const leaseExpires = now + heartbeat_ttl_ms;
       const out = decode(
-        n.registerAgent(agent_id, cli, pid, heartbeat_ttl_ms, JSON.stringify(capabilities), JSON.stringify(topics), JSON.stringify(metadata)),
+        n.registerAgent(
+          { agent_id, cli, pid, lease: leaseExpires, capabilities_json: JSON.stringify(capabilities), topics_json: JSON.stringify(topics), metadata_json: JSON.stringify(metadata) },
+          now,
+        ),
       );
       out.agent_id = agent_id;
+      out.lease_expires_ms = leaseExpires;
       return out;
     },
     getAgent(id) {
       return decode(n.getAgent(id));
     },
     refreshLease(agentId, ttlMs = 30000) {
-      const out = decode(n.refreshLease(agentId, ttlMs));
+      const now = Date.now();
+      const out = decode(n.refreshLease(agentId, now, now + ttlMs));
       out.agent_id = agentId;
+      out.lease_expires_ms = now + ttlMs; // computed twice, as the original does
       return out;
     },
     updateAgentTopics(agentId, topics = []) {
@@ -85,9 +102,11 @@ function createStore(dbPath, options = {}) {
 
     // --- messages, human requests, dead letters, stats ---
     auditLog({ type, from, to, topic, priority = 5, ttl_ms = 300000, payload = {}, trace_id, correlation_id, status = 'queued', role_key_wire = null }) {
+      const created_at_ms = Date.now();
+      const expires_at_ms = created_at_ms + ttl_ms;
       const payload_json = JSON.stringify(payload);
-      const [id, created_at_ms, expires_at_ms, newCorrelation, newTrace] = decode(
-        n.auditLog(type, from, to, topic, priority, ttl_ms, payload_json, trace_id, correlation_id, status, role_key_wire),
+      const [id, newCorrelation, newTrace] = decode(
+        n.auditLog({ msg_type: type, from, to, topic, priority, ttl_ms, expires_at: expires_at_ms, payload_json, trace_id, correlation_id, status, role_key_wire }, created_at_ms),
       );
       return {
         id,
@@ -139,9 +158,13 @@ function createStore(dbPath, options = {}) {
       return 0;
     },
     insertHumanRequest({ requester_agent, kind, prompt, requested_schema = {}, deadline_ms, default_action, correlation_id, trace_id }) {
-      return decode(
-        n.insertHumanRequest(requester_agent, kind, prompt, JSON.stringify(requested_schema), deadline_ms, default_action, correlation_id, trace_id),
+      const now = Date.now();
+      const deadlineAt = now + deadline_ms;
+      const out = decode(
+        n.insertHumanRequest({ requester_agent, kind, prompt, schema_json: JSON.stringify(requested_schema), deadline_at: deadlineAt, default_action, correlation_id, trace_id }, now),
       );
+      out.deadline_ms = deadlineAt;
+      return out;
     },
     getHumanRequest(id) {
       return decode(n.getHumanRequest(id));
@@ -201,9 +224,9 @@ function createStore(dbPath, options = {}) {
       error = null,
     }) {
       const row = decode(
-        n.createAssign(job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count,
+        n.createAssign({ job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count,
           max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id,
-          last_message_id, result, error),
+          last_message_id, result, error }),
       );
       notifyAssign(row);
       return row;
@@ -215,7 +238,7 @@ function createStore(dbPath, options = {}) {
       return flagged(n.updateAssignStatus(jobId, status, patch));
     },
     listAssigns({ supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit = 50 } = {}) {
-      return decode(n.listAssigns(supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit));
+      return decode(n.listAssigns({ supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit }));
     },
     retryAssign(jobId, patch = {}) {
       return flagged(n.retryAssign(jobId, patch));
@@ -247,8 +270,8 @@ function createStore(dbPath, options = {}) {
       updated_at_ms,
     }) {
       return decode(
-        n.addReflexion(type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence,
-          hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms),
+        n.addReflexion({ entry_type: type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence,
+          hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms }),
       );
     },
     getReflexion(id) {

@@ -1,8 +1,13 @@
 //! The native connection: one SQLite connection owned by Rust, shared by the store
 //! methods and the better-sqlite3-compatible `db` facade, so that both run inside the
 //! same transactions.
+//!
+//! Calls are re-entrant, as with better-sqlite3: a caller's callback (a `toJSON`, a
+//! getter, a `valueOf`) that runs during a store method may call the store again on the
+//! same connection; SQLite and rusqlite's statement cache allow it, and a nested
+//! transaction becomes a savepoint. Only closing waits for every call to end.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
@@ -11,6 +16,7 @@ use rusqlite::Connection;
 
 use crate::js::throw::Throw;
 use crate::sqlite::connection::{self, OpenMode};
+use crate::sqlite::backup::Backups;
 use crate::sqlite::error::{SResult, StoreError};
 use crate::sqlite::statements::StatementTable;
 use crate::sqlite::transaction::{Behavior, Tx};
@@ -18,20 +24,50 @@ use crate::sqlite::transaction::{Behavior, Tx};
 pub struct Core {
     /// Prepared statements handed out to JS through the facade. Declared before
     /// `conn` so they are finalized before the connection closes.
-    pub statements: StatementTable,
+    pub statements: RefCell<StatementTable>,
+    /// Backups in progress from this connection; also finished before `conn` closes.
+    pub backups: RefCell<Backups>,
     pub conn: Connection,
     /// The path as the caller gave it (returned as `effective.db_path`).
     pub path: String,
     pub memory: bool,
     pub readonly: bool,
     /// Large-log indexes and row counters (issue 10); only used by the store.
-    pub scale: crate::store::scale::ScaleState,
+    pub scale: std::cell::Cell<crate::store::scale::ScaleState>,
 }
 
 /// The connection slot: shared by the NativeDb object and the handle registry (the
 /// facade's hot paths are plain functions that find it by handle, which is cheaper
-/// than a napi method call).
-pub type Slot = Rc<RefCell<Option<Core>>>;
+/// than a napi method call). `active` counts the native calls in progress (nested ones
+/// included); the connection closes only when it is zero.
+pub struct SlotState {
+    core: RefCell<Option<Rc<Core>>>,
+    active: Cell<u32>,
+}
+
+pub type Slot = Rc<SlotState>;
+
+/// Counts a call as active for as long as it lives (also when a panic unwinds).
+struct ActiveCall<'a>(&'a Cell<u32>);
+
+impl<'a> ActiveCall<'a> {
+    fn enter(active: &'a Cell<u32>) -> Self {
+        active.set(active.get() + 1);
+        ActiveCall(active)
+    }
+}
+
+impl Drop for ActiveCall<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get().saturating_sub(1));
+    }
+}
+
+impl SlotState {
+    fn core(&self) -> Option<Rc<Core>> {
+        self.core.borrow().clone()
+    }
+}
 
 thread_local! {
     static REGISTRY: RefCell<(Vec<Option<Slot>>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
@@ -98,14 +134,15 @@ impl NativeDb {
             Ok(conn) => {
                 let memory = connection::is_memory(&path);
                 let core = Core {
-                    statements: StatementTable::default(),
+                    statements: RefCell::default(),
+                    backups: RefCell::default(),
                     conn,
                     path: path.clone(),
                     memory,
                     readonly: mode.readonly,
                     scale: Default::default(),
                 };
-                let inner: Slot = Rc::new(RefCell::new(Some(core)));
+                let inner: Slot = Rc::new(SlotState { core: RefCell::new(Some(Rc::new(core))), active: Cell::new(0) });
                 let handle = register(&inner);
                 Ok(NativeDb { path, inner, handle })
             }
@@ -120,6 +157,7 @@ impl NativeDb {
         self.with(&env, |core| {
             let warnings = crate::sqlite::schema::open_store(&core.conn)?;
             crate::store::scale::open(core)?;
+            crate::store::prepare_statements(&core.conn)?;
             Ok(warnings)
         })
     }
@@ -137,45 +175,52 @@ impl NativeDb {
 
     #[napi(getter)]
     pub fn open(&self) -> bool {
-        self.inner.try_borrow().map(|c| c.is_some()).unwrap_or(true)
+        self.inner.core().is_some()
     }
 
     #[napi(getter)]
     pub fn in_transaction(&self) -> bool {
-        match self.inner.try_borrow() {
-            Ok(c) => c.as_ref().map(|c| !c.conn.is_autocommit()).unwrap_or(false),
-            Err(_) => false,
-        }
+        self.inner.core().is_some_and(|c| !c.conn.is_autocommit())
     }
 
     #[napi(getter)]
     pub fn memory(&self) -> bool {
-        self.inner.try_borrow().ok().and_then(|c| c.as_ref().map(|c| c.memory)).unwrap_or(false)
+        self.inner.core().is_some_and(|c| c.memory)
     }
 
     #[napi(getter)]
     pub fn readonly(&self) -> bool {
-        self.inner.try_borrow().ok().and_then(|c| c.as_ref().map(|c| c.readonly)).unwrap_or(false)
+        self.inner.core().is_some_and(|c| c.readonly)
     }
 
-    /// Closes the connection; a second call is a no-op.
+    /// Closes the connection; a second call is a no-op. Refused while a call is running
+    /// (a callback inside a store method) or an iterator is open.
     #[napi]
     pub fn close(&self, env: Env) -> Result<()> {
-        let mut slot = match self.inner.try_borrow_mut() {
-            Ok(s) => s,
-            Err(_) => return Err(busy().throw(env.raw())),
-        };
-        if slot.as_ref().is_some_and(|c| c.statements.iterating()) {
+        if self.inner.active.get() > 0 {
             return Err(busy().throw(env.raw()));
         }
-        if let Some(core) = slot.take() {
-            let Core { mut statements, conn, path, memory, readonly, scale } = core;
-            statements.clear();
-            if let Err((conn, e)) = conn.close() {
-                // Keep the connection usable rather than leak it half-closed.
-                *slot = Some(Core { statements, conn, path, memory, readonly, scale });
-                return Err(StoreError::from(e).throw(env.raw()));
+        let Some(core) = self.inner.core.borrow_mut().take() else { return Ok(()) };
+        let core = match Rc::try_unwrap(core) {
+            Ok(core) => core,
+            // Unreachable while no call is active (only calls clone the Rc); keep it open.
+            Err(core) => {
+                *self.inner.core.borrow_mut() = Some(core);
+                return Err(busy().throw(env.raw()));
             }
+        };
+        if core.statements.borrow().iterating() {
+            *self.inner.core.borrow_mut() = Some(Rc::new(core));
+            return Err(busy().throw(env.raw()));
+        }
+        let Core { statements, backups, conn, path, memory, readonly, scale } = core;
+        statements.borrow_mut().clear();
+        backups.borrow_mut().clear();
+        if let Err((conn, e)) = conn.close() {
+            // Keep the connection usable rather than leak it half-closed.
+            let core = Core { statements, backups, conn, path, memory, readonly, scale };
+            *self.inner.core.borrow_mut() = Some(Rc::new(core));
+            return Err(StoreError::from(e).throw(env.raw()));
         }
         Ok(())
     }
@@ -191,13 +236,13 @@ impl NativeDb {
         &self.path
     }
 
-    /// The connection slot, unless a call is running (used by the facade's finalizer).
-    pub fn inner_mut(&self) -> std::result::Result<std::cell::RefMut<'_, Option<Core>>, std::cell::BorrowMutError> {
-        self.inner.try_borrow_mut()
+    /// The open connection, if any (for the facade's finalizer, which must not throw).
+    pub fn core(&self) -> Option<Rc<Core>> {
+        self.inner.core()
     }
 
     /// Runs `f` on the open connection, turning every failure into a thrown JS error.
-    pub fn with<T>(&self, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+    pub fn with<T>(&self, env: &Env, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
         with_slot(&self.inner, env, f)
     }
 
@@ -217,28 +262,20 @@ impl NativeDb {
 }
 
 /// [`NativeDb::with`] for a slot found by handle.
-pub fn with_slot<T>(inner: &RefCell<Option<Core>>, env: &Env, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
-    {
-        let mut slot = match inner.try_borrow_mut() {
-            Ok(s) => s,
-            Err(_) => return Err(busy().throw(env.raw())),
-        };
-        let core = match slot.as_mut() {
-            Some(c) => c,
-            None => return Err(StoreError::not_open().throw(env.raw())),
-        };
-        // A Rust panic must never abort the hub: it becomes a JS Error instead. Any
-        // transaction guard the panic unwound through has rolled back its own writes.
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *core))) {
-            Ok(result) => result.map_err(|e| e.throw(env.raw())),
-            Err(panic) => {
-                let detail = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Err(StoreError::error(format!("triflux-native-store internal error: {detail}")).throw(env.raw()))
-            }
+pub fn with_slot<T>(slot: &SlotState, env: &Env, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
+    let Some(core) = slot.core() else { return Err(StoreError::not_open().throw(env.raw())) };
+    let _call = ActiveCall::enter(&slot.active);
+    // A Rust panic must never abort the hub: it becomes a JS Error instead. Any
+    // transaction guard the panic unwound through has rolled back its own writes.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&core))) {
+        Ok(result) => result.map_err(|e| e.throw(env.raw())),
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(StoreError::error(format!("triflux-native-store internal error: {detail}")).throw(env.raw()))
         }
     }
 }

@@ -8,12 +8,16 @@
 //! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values.
 //! - `statement`: run/get/all/iterate/bind/columns.
 //! - `database`: exec, pragma, transactions, finalisation.
+//! - `backup`: `db.backup()` steps and `db.serialize()`.
 
+mod backup;
 mod database;
 mod js_rows;
 mod prepare;
 mod rows;
 mod statement;
+
+use std::cell::RefMut;
 
 use napi::bindgen_prelude::*;
 
@@ -22,6 +26,7 @@ use crate::js::throw::Throw;
 use crate::js::value::JsVal;
 use crate::native_db::{slot_of, with_slot, Core};
 use crate::sqlite::error::{SResult, StoreError};
+use crate::sqlite::statements::StatementTable;
 
 use crate::js::protocol::RowMode;
 
@@ -29,7 +34,8 @@ const BUSY: &str = "This database connection is busy executing a query";
 
 /// Refuses work while an iterator holds the connection (better-sqlite3's `iterators`).
 fn no_iterators(core: &Core) -> SResult<()> {
-    if core.statements.iterating() {
+    // A table borrowed by an outer call (a callback re-entering) counts as busy too.
+    if core.statements.try_borrow().map_or(true, |table| table.iterating()) {
         return Err(StoreError::type_error(BUSY));
     }
     Ok(())
@@ -45,8 +51,14 @@ fn read_args(params: &JsVal) -> SResult<Vec<Arg<'static>>> {
     Ok(out)
 }
 
+/// The statement table, unless an outer facade call is using it (a caller's getter
+/// re-entering during binding): then the connection is busy, as in better-sqlite3.
+fn statements(core: &Core) -> SResult<RefMut<'_, StatementTable>> {
+    core.statements.try_borrow_mut().map_err(|_| StoreError::type_error(BUSY))
+}
+
 /// Runs `f` on the connection behind `handle` (see `native_db::Slot`).
-fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&mut Core) -> SResult<T>) -> Result<T> {
+fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
     match slot_of(handle) {
         Some(slot) => with_slot(&slot, env, f),
         None => Err(StoreError::not_open().throw(env.raw())),

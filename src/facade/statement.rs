@@ -20,7 +20,7 @@ use crate::sqlite::statements::HeldStmt;
 use super::js_rows::{row_js, value_js};
 use super::prepare::prepare_one;
 use super::rows::{all_rows_json, columns_json, write_row};
-use super::{no_iterators, read_args, with_handle, RowMode};
+use super::{no_iterators, read_args, statements, with_handle, RowMode};
 
 impl ParamInfo for RawStmt {
     fn parameter_count(&self) -> usize {
@@ -74,7 +74,7 @@ pub fn facade_prepare(env: Env, db: u32, source: JsVal) -> Result<f64> {
     with_handle(&env, db, |core| {
         let (stmt, returns_data) = prepare_one(core, &source, false)?;
         let readonly = stmt.readonly();
-        let id = core.statements.insert(stmt);
+        let id = statements(core)?.insert(stmt);
         Ok(pack_statement(id, returns_data, readonly))
     })
 }
@@ -92,9 +92,10 @@ pub fn facade_last_insert_rowid(env: Env, db: u32) -> Result<f64> {
     with_handle(&env, db, |core| Ok(raw::last_insert_rowid(&core.conn) as f64))
 }
 
-fn run_stmt(core: &mut Core, id: u32, params: &JsVal) -> SResult<u32> {
+fn run_stmt(core: &Core, id: u32, params: &JsVal) -> SResult<u32> {
     no_iterators(core)?;
-    let held = core.statements.get(id)?;
+    let mut table = statements(core)?;
+    let held = table.get(id)?;
     start(held, params)?;
     let before = raw::total_changes(&core.conn);
     held.stmt.step();
@@ -117,7 +118,8 @@ pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Resul
     let js = Maker::new(env.raw());
     let mode = RowMode::from_wire(mode);
     with_handle(&env, db, |core| {
-        let held = core.statements.get(id)?;
+        let mut table = statements(core)?;
+        let held = table.get(id)?;
         start(held, &params)?;
         let result = match held.stmt.step() {
             ffi::SQLITE_ROW => {
@@ -151,7 +153,8 @@ pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Resul
 #[napi]
 pub fn facade_all(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<String> {
     with_handle(&env, db, |core| {
-        let held = core.statements.get(id)?;
+        let mut table = statements(core)?;
+        let held = table.get(id)?;
         start(held, &params)?;
         let result = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode));
         finish(held);
@@ -165,9 +168,9 @@ impl NativeDb {
     /// a call is running: the statement then lives until close).
     #[napi]
     pub fn facade_finalize(&self, id: u32) {
-        if let Ok(mut slot) = self.inner_mut() {
-            if let Some(core) = slot.as_mut() {
-                core.statements.remove(id);
+        if let Some(core) = self.core() {
+            if let Ok(mut table) = core.statements.try_borrow_mut() {
+                table.remove(id);
             }
         }
     }
@@ -176,7 +179,8 @@ impl NativeDb {
     #[napi]
     pub fn facade_bind(&self, env: Env, id: u32, params: JsVal) -> Result<()> {
         self.with(&env, |core| {
-            let held = core.statements.get(id)?;
+            let mut table = statements(core)?;
+        let held = table.get(id)?;
             bind_params(held, &params)?;
             held.bound = true;
             Ok(())
@@ -187,8 +191,9 @@ impl NativeDb {
     #[napi]
     pub fn facade_iter_start(&self, env: Env, id: u32, params: JsVal) -> Result<()> {
         self.with(&env, |core| {
-            start(core.statements.get(id)?, &params)?;
-            core.statements.begin_iteration(id)
+            let mut table = statements(core)?;
+            start(table.get(id)?, &params)?;
+            table.begin_iteration(id)
         })
     }
 
@@ -196,7 +201,8 @@ impl NativeDb {
     #[napi]
     pub fn facade_iter_next(&self, env: Env, id: u32, mode: u32) -> Result<String> {
         self.with(&env, |core| {
-            let held = core.statements.get(id)?;
+            let mut table = statements(core)?;
+        let held = table.get(id)?;
             let status = held.stmt.step();
             if status == ffi::SQLITE_ROW {
                 let mut out = JsonOut::new();
@@ -205,7 +211,7 @@ impl NativeDb {
             }
             held.stmt.reset();
             finish(held);
-            core.statements.end_iteration(id);
+            table.end_iteration(id);
             if status == ffi::SQLITE_DONE {
                 Ok(String::new())
             } else {
@@ -218,10 +224,11 @@ impl NativeDb {
     #[napi]
     pub fn facade_iter_return(&self, env: Env, id: u32) -> Result<()> {
         self.with(&env, |core| {
-            let held = core.statements.get(id)?;
+            let mut table = statements(core)?;
+        let held = table.get(id)?;
             held.stmt.reset();
             finish(held);
-            core.statements.end_iteration(id);
+            table.end_iteration(id);
             Ok(())
         })
     }
@@ -229,6 +236,6 @@ impl NativeDb {
     /// `stmt.columns()` as JSON.
     #[napi]
     pub fn facade_columns(&self, env: Env, id: u32) -> Result<String> {
-        self.with(&env, |core| Ok(columns_json(&core.statements.get(id)?.stmt)))
+        self.with(&env, |core| Ok(columns_json(&statements(core)?.get(id)?.stmt)))
     }
 }

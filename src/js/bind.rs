@@ -46,18 +46,6 @@ impl Bound {
     }
 }
 
-/// A column value as better-sqlite3 hands it to JS and JS binds it again: numbers
-/// (INTEGER included) bind as REAL, text as the decoded string.
-pub fn col_bound(v: ValueRef<'_>) -> Bound {
-    match v {
-        ValueRef::Null => Bound::Null,
-        ValueRef::Integer(i) => Bound::num(i as f64),
-        ValueRef::Real(f) => Bound::num(f),
-        ValueRef::Text(t) => Bound::Text(String::from_utf8_lossy(t).into_owned().into_bytes()),
-        ValueRef::Blob(b) => Bound::Blob(b.to_vec()),
-    }
-}
-
 pub const CANNOT_BIND: &str = "SQLite3 can only bind numbers, strings, bigints, buffers, and null";
 pub const TOO_BIG: &str = "The bound string, buffer, or bigint is too big";
 pub const TOO_MANY: &str = "Too many parameter values were provided";

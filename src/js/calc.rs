@@ -1,85 +1,29 @@
-//! The few JavaScript operators the original applied to caller values, reproduced
-//! exactly: `now + x` (number addition or string concatenation) and the clamps built
-//! on `Number(x)`.
+//! The few JavaScript operations the original applied to values, reproduced exactly:
+//! the clamps built on `Number(x)`, `Number(column)` and `x || uuidv7()`. (`now + x` is
+//! left to V8: the glue computes it.)
 
 use rusqlite::types::ValueRef;
 
-use crate::js::bind::Bound;
-use crate::sqlite::error::{SResult, StoreError};
+use crate::sqlite::error::SResult;
 use crate::js::value::JsVal;
-use crate::js::json_out::JsonOut;
 
-/// The value of `now + x`.
-#[derive(Debug, Clone)]
-pub enum Sum {
-    Num(f64),
-    /// String concatenation happened (x was a string or an object).
-    Text(String),
-}
-
-pub fn add_to_now(now: i64, x: &JsVal) -> SResult<Sum> {
-    if let Some(n) = x.number() {
-        return Ok(Sum::Num(now as f64 + n));
-    }
-    if x.is_null() {
-        return Ok(Sum::Num(now as f64));
-    }
-    if x.is_undefined() {
-        return Ok(Sum::Num(f64::NAN));
-    }
-    if let Some(b) = x.bool_value() {
-        return Ok(Sum::Num(now as f64 + if b { 1.0 } else { 0.0 }));
-    }
-    if x.is_bigint() {
-        return Err(StoreError::type_error("Cannot mix BigInt and other types, use explicit conversions"));
-    }
-    let s = x.to_js_string()?;
-    Ok(Sum::Text(format!("{now}{}", String::from_utf8_lossy(&s))))
-}
-
-impl Sum {
-    pub fn bound(&self) -> Bound {
-        match self {
-            Sum::Num(n) => Bound::num(*n),
-            Sum::Text(s) => Bound::text(s),
-        }
-    }
-
-    pub fn write(&self, out: &mut JsonOut) {
-        match self {
-            Sum::Num(n) => out.num(*n),
-            Sum::Text(s) => out.str(s),
-        }
-    }
-
-    /// `Number(column) === this`
-    pub fn equals_number_of(&self, col: ValueRef<'_>) -> bool {
-        let Sum::Num(n) = self else { return false };
-        let c = match col {
-            ValueRef::Integer(i) => i as f64,
-            ValueRef::Real(f) => f,
-            ValueRef::Null => 0.0,
-            _ => return false,
-        };
-        c == *n
+/// `Number(v)` of a column value as better-sqlite3 hands it to JS (INTEGER and REAL are
+/// numbers, NULL is 0, text goes through JS StringToNumber, a Buffer is NaN).
+pub fn number_of_column(v: ValueRef<'_>) -> f64 {
+    match v {
+        ValueRef::Null => 0.0,
+        ValueRef::Integer(i) => i as f64,
+        ValueRef::Real(f) => f,
+        ValueRef::Text(t) => str_to_number(&String::from_utf8_lossy(t)),
+        ValueRef::Blob(_) => f64::NAN,
     }
 }
 
-/// `x || uuidv7()` for trace and correlation ids: the caller's value when truthy, else a
-/// fresh id (also returned, so callers can report it).
-pub fn or_new_id(v: &JsVal) -> SResult<(Bound, Option<String>)> {
-    if v.truthy() {
-        Ok((crate::js::bind::bound_from_js(v)?, None))
-    } else {
-        let id = crate::store::uuid7::next();
-        Ok((Bound::text(&id), Some(id)))
-    }
-}
 
 /// `clampMaxMessages` / `clampPriority` / `clampDurationMs`: `Number(v)`, non-finite
 /// gives the fallback, else truncate and clamp to [min, max].
 pub fn clamp_number(v: &JsVal, fallback: f64, min: f64, max: f64) -> SResult<f64> {
-    let n = v.to_number()?;
+    let n = v.number_of()?;
     Ok(clamp_finite(n, fallback, min, max))
 }
 
@@ -92,7 +36,7 @@ pub fn clamp_finite(n: f64, fallback: f64, min: f64, max: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::clamp_finite;
+    use super::{clamp_finite, str_to_number};
 
     #[test]
     fn clamps_truncate_then_bound() {
@@ -102,4 +46,82 @@ mod tests {
         assert_eq!(clamp_finite(f64::NAN, 20.0, 1.0, 100.0), 20.0);
         assert_eq!(clamp_finite(f64::INFINITY, 600000.0, 1000.0, 86400000.0), 600000.0);
     }
+
+    #[test]
+    fn string_to_number_follows_js() {
+        assert_eq!(str_to_number(""), 0.0);
+        assert_eq!(str_to_number("  12 "), 12.0);
+        assert_eq!(str_to_number("0x10"), 16.0);
+        assert_eq!(str_to_number("1e3"), 1000.0);
+        assert_eq!(str_to_number(".5"), 0.5);
+        assert_eq!(str_to_number("-Infinity"), f64::NEG_INFINITY);
+        assert!(str_to_number("abc").is_nan());
+        assert!(str_to_number("inf").is_nan());
+        assert!(str_to_number("1e").is_nan());
+        assert!(str_to_number("-0x10").is_nan());
+    }
+}
+
+/// JS StringToNumber.
+pub fn str_to_number(s: &str) -> f64 {
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    let radix = |p: &str, r: u32| -> Option<f64> {
+        let d = t.strip_prefix(p).or_else(|| t.strip_prefix(&p.to_uppercase()))?;
+        if d.is_empty() || !d.chars().all(|c| c.is_digit(r)) {
+            return Some(f64::NAN);
+        }
+        Some(d.chars().fold(0f64, |acc, c| acc * r as f64 + c.to_digit(r).unwrap() as f64))
+    };
+    for (p, r) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if let Some(v) = radix(p, r) {
+            return v;
+        }
+    }
+    // Decimal literal: [+-] (digits [. digits] | . digits) [e [+-] digits]
+    let b = t.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let int_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut digits = i - int_start;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let f = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        digits += i - f;
+    }
+    if digits == 0 {
+        return f64::NAN;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        let e = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == e {
+            return f64::NAN;
+        }
+    }
+    if i != b.len() {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
 }

@@ -4,8 +4,11 @@
 pub mod bind;
 pub mod calc;
 pub mod create;
+pub mod json_in;
 pub mod json_out;
+pub mod model;
+pub mod napi;
 pub mod protocol;
 pub mod throw;
-pub mod v8json;
+pub mod v8;
 pub mod value;

@@ -1,6 +1,7 @@
 //! A borrowed JS value with the JavaScript semantics the original store relied on:
 //! `== null`, truthiness, `Number(x)`, `Object.hasOwn`, property reads, and the exact
 //! UTF-16 content of strings (lone surrogates included, as WTF-8 bytes like V8 writes).
+//! Every Node-API call goes through `js::napi`.
 
 use std::ffi::CStr;
 
@@ -8,12 +9,13 @@ use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::sys;
 use napi::ValueType;
 
+use crate::js::napi::{Napi, Raw};
 use crate::sqlite::error::{SResult, StoreError};
 
 #[derive(Clone, Copy)]
 pub struct JsVal {
-    env: sys::napi_env,
-    raw: sys::napi_value,
+    napi: Napi,
+    raw: Raw,
     ty: sys::napi_valuetype,
     /// The primitive payload, read (status checked) when the value is wrapped, so that
     /// type tests, truthiness and numbers need no further Node-API call.
@@ -27,14 +29,6 @@ enum Prim {
     Bool(bool),
     Str { empty: bool },
     BigInt { value: i64, lossless: bool },
-}
-
-macro_rules! ok {
-    ($call:expr) => {
-        if unsafe { $call } != sys::Status::napi_ok {
-            return Err(StoreError::Pending);
-        }
-    };
 }
 
 impl FromNapiValue for JsVal {
@@ -55,41 +49,35 @@ impl TypeName for JsVal {
 impl ValidateNapiValue for JsVal {}
 
 impl JsVal {
-    pub fn from_raw(env: sys::napi_env, raw: sys::napi_value) -> SResult<Self> {
-        let mut ty = 0;
-        ok!(sys::napi_typeof(env, raw, &mut ty));
+    pub fn from_raw(env: sys::napi_env, raw: Raw) -> SResult<Self> {
+        JsVal::wrap(Napi::new(env), raw)
+    }
+
+    pub fn wrap(napi: Napi, raw: Raw) -> SResult<Self> {
+        let ty = napi.type_of(raw)?;
         let prim = match ty {
-            sys::ValueType::napi_number => {
-                let mut v = 0f64;
-                ok!(sys::napi_get_value_double(env, raw, &mut v));
-                Prim::Number(v)
-            }
-            sys::ValueType::napi_boolean => {
-                let mut v = false;
-                ok!(sys::napi_get_value_bool(env, raw, &mut v));
-                Prim::Bool(v)
-            }
-            sys::ValueType::napi_string => {
-                let mut len = 0usize;
-                ok!(sys::napi_get_value_string_utf16(env, raw, std::ptr::null_mut(), 0, &mut len));
-                Prim::Str { empty: len == 0 }
-            }
+            sys::ValueType::napi_number => Prim::Number(napi.double(raw)?),
+            sys::ValueType::napi_boolean => Prim::Bool(napi.boolean(raw)?),
+            sys::ValueType::napi_string => Prim::Str { empty: napi.utf16_len(raw)? == 0 },
             sys::ValueType::napi_bigint => {
-                let (mut value, mut lossless) = (0i64, false);
-                ok!(sys::napi_get_value_bigint_int64(env, raw, &mut value, &mut lossless));
+                let (value, lossless) = napi.bigint_i64(raw)?;
                 Prim::BigInt { value, lossless }
             }
             _ => Prim::Other,
         };
-        Ok(JsVal { env, raw, ty, prim })
+        Ok(JsVal { napi, raw, ty, prim })
     }
 
-    pub fn raw(&self) -> sys::napi_value {
+    pub fn raw(&self) -> Raw {
         self.raw
     }
 
     pub fn env(&self) -> sys::napi_env {
-        self.env
+        self.napi.env()
+    }
+
+    pub fn napi(&self) -> Napi {
+        self.napi
     }
 
     pub fn is_undefined(&self) -> bool {
@@ -165,7 +153,8 @@ impl JsVal {
         }
     }
 
-    /// `Number(x)`: exact JS semantics through V8 (throws for BigInt and Symbol).
+    /// `Number(x)` in its ToNumber form (unary plus): V8 coerces, so objects go through
+    /// `valueOf`, and BigInt and Symbol throw V8's own TypeErrors.
     pub fn to_number(self) -> SResult<f64> {
         if let Some(n) = self.number() {
             return Ok(n);
@@ -179,11 +168,20 @@ impl JsVal {
             }
             _ => {}
         }
-        let mut out = std::ptr::null_mut();
-        ok!(sys::napi_coerce_to_number(self.env, self.raw, &mut out));
-        let mut v = 0f64;
-        ok!(sys::napi_get_value_double(self.env, out, &mut v));
-        Ok(v)
+        let n = self.napi.coerce_to_number(self.raw)?;
+        self.napi.double(n)
+    }
+
+    /// `Number(x)`: like ToNumber, except that a BigInt converts to its value. V8's own
+    /// `Number` does the BigInt case, so rounding of huge values is JS's.
+    pub fn number_of(self) -> SResult<f64> {
+        if !self.is_bigint() {
+            return self.to_number();
+        }
+        let global = self.napi.global()?;
+        let number_fn = self.napi.named_property(global, c"Number")?;
+        let out = self.napi.call(global, number_fn, &[self.raw])?;
+        self.napi.double(out)
     }
 
     /// `String(x)` for the values the store coerces (strings, numbers, objects).
@@ -191,20 +189,12 @@ impl JsVal {
         if self.is_string() {
             return self.wtf8();
         }
-        let mut out = std::ptr::null_mut();
-        ok!(sys::napi_coerce_to_string(self.env, self.raw, &mut out));
-        JsVal::from_raw(self.env, out)?.wtf8()
+        JsVal::wrap(self.napi, self.napi.coerce_to_string(self.raw)?)?.wtf8()
     }
 
     /// The string's UTF-16 units.
     pub fn utf16(&self) -> SResult<Vec<u16>> {
-        let mut len = 0usize;
-        ok!(sys::napi_get_value_string_utf16(self.env, self.raw, std::ptr::null_mut(), 0, &mut len));
-        let mut buf = vec![0u16; len + 1];
-        let mut written = 0usize;
-        ok!(sys::napi_get_value_string_utf16(self.env, self.raw, buf.as_mut_ptr(), len + 1, &mut written));
-        buf.truncate(written);
-        Ok(buf)
+        self.napi.utf16(self.raw)
     }
 
     /// The string as WTF-8: UTF-8, except that a lone surrogate is written as its own
@@ -212,25 +202,15 @@ impl JsVal {
     pub fn wtf8(&self) -> SResult<Vec<u8>> {
         // Fast path: napi's UTF-8 read is exact unless it had to replace a lone
         // surrogate with U+FFFD; only then re-read as UTF-16 and encode each unit.
-        let mut len = 0usize;
-        ok!(sys::napi_get_value_string_utf8(self.env, self.raw, std::ptr::null_mut(), 0, &mut len));
-        let mut buf = vec![0u8; len + 1];
-        let mut written = 0usize;
-        ok!(sys::napi_get_value_string_utf8(self.env, self.raw, buf.as_mut_ptr().cast(), len + 1, &mut written));
-        buf.truncate(written);
-        if !buf.windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) {
-            return Ok(buf);
+        let utf8 = self.napi.utf8(self.raw)?;
+        if !utf8.windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) {
+            return Ok(utf8);
         }
         Ok(wtf8_from_utf16(&self.utf16()?))
     }
 
     pub fn is_array(&self) -> SResult<bool> {
-        if !self.is_object() {
-            return Ok(false);
-        }
-        let mut r = false;
-        ok!(sys::napi_is_array(self.env, self.raw, &mut r));
-        Ok(r)
+        Ok(self.is_object() && self.napi.is_array(self.raw)?)
     }
 
     /// Buffer, any typed array or DataView (what better-sqlite3 binds as a BLOB).
@@ -238,43 +218,30 @@ impl JsVal {
         if !self.is_object() {
             return Ok(false);
         }
-        let (mut buffer, mut typed, mut view) = (false, false, false);
-        ok!(sys::napi_is_buffer(self.env, self.raw, &mut buffer));
-        ok!(sys::napi_is_typedarray(self.env, self.raw, &mut typed));
-        ok!(sys::napi_is_dataview(self.env, self.raw, &mut view));
-        Ok(buffer || typed || view)
+        Ok(self.napi.is_buffer(self.raw)? || self.napi.is_typedarray(self.raw)? || self.napi.is_dataview(self.raw)?)
     }
 
     /// The bytes of a Buffer, typed array or DataView (see [`JsVal::is_buffer`]).
     pub fn buffer_bytes(&self) -> SResult<Vec<u8>> {
-        let (mut typed, mut view) = (false, false);
-        ok!(sys::napi_is_typedarray(self.env, self.raw, &mut typed));
-        ok!(sys::napi_is_dataview(self.env, self.raw, &mut view));
-        let mut data = std::ptr::null_mut();
-        let mut byte_len = 0usize;
-        if typed {
-            let (mut ty, mut length, mut arraybuffer, mut offset) = (0, 0usize, std::ptr::null_mut(), 0usize);
-            ok!(sys::napi_get_typedarray_info(
-                self.env, self.raw, &mut ty, &mut length, &mut data, &mut arraybuffer, &mut offset,
-            ));
+        let (info, byte_len) = if self.napi.is_typedarray(self.raw)? {
+            let info = self.napi.typedarray_info(self.raw)?;
             // Node-API gives the length in elements: an element type this build does not
             // know (a newer Node's Float16Array) has no size we could trust.
-            let Some(size) = typed_array_element_size(ty) else {
-                return Err(StoreError::type_error("SQLite3 can only bind numbers, strings, bigints, buffers, and null"));
-            };
-            byte_len = length.checked_mul(size).ok_or(StoreError::range_error("The bound string, buffer, or bigint is too big"))?;
-        } else if view {
-            let (mut arraybuffer, mut offset) = (std::ptr::null_mut(), 0usize);
-            ok!(sys::napi_get_dataview_info(self.env, self.raw, &mut byte_len, &mut data, &mut arraybuffer, &mut offset));
+            let size = info.element_type.and_then(typed_array_element_size).ok_or_else(|| {
+                StoreError::type_error("SQLite3 can only bind numbers, strings, bigints, buffers, and null")
+            })?;
+            let bytes = info.length.checked_mul(size).ok_or_else(|| StoreError::range_error("The bound string, buffer, or bigint is too big"))?;
+            (info, bytes)
+        } else if self.napi.is_dataview(self.raw)? {
+            let info = self.napi.dataview_info(self.raw)?;
+            let bytes = info.length;
+            (info, bytes)
         } else {
-            ok!(sys::napi_get_buffer_info(self.env, self.raw, &mut data, &mut byte_len));
-        }
-        if data.is_null() || byte_len == 0 {
-            return Ok(Vec::new());
-        }
-        // SAFETY: Node-API reported `byte_len` readable bytes at `data`, which stay
-        // alive while this call holds the value.
-        Ok(unsafe { std::slice::from_raw_parts(data as *const u8, byte_len) }.to_vec())
+            let info = self.napi.buffer_info(self.raw)?;
+            let bytes = info.length;
+            (info, bytes)
+        };
+        Ok(self.napi.view_bytes(&info, byte_len))
     }
 
     /// better-sqlite3's "plain object": an object whose prototype is Object.prototype or null.
@@ -282,36 +249,25 @@ impl JsVal {
         if !self.is_object() || self.is_array()? || self.is_buffer()? {
             return Ok(false);
         }
-        let mut proto = std::ptr::null_mut();
-        ok!(sys::napi_get_prototype(self.env, self.raw, &mut proto));
-        let proto = JsVal::from_raw(self.env, proto)?;
+        let proto = JsVal::wrap(self.napi, self.napi.prototype(self.raw)?)?;
         if proto.is_null() {
             return Ok(true);
         }
-        let mut global = std::ptr::null_mut();
-        ok!(sys::napi_get_global(self.env, &mut global));
-        let mut object_ctor = std::ptr::null_mut();
-        ok!(sys::napi_get_named_property(self.env, global, c"Object".as_ptr(), &mut object_ctor));
-        let mut object_proto = std::ptr::null_mut();
-        ok!(sys::napi_get_named_property(self.env, object_ctor, c"prototype".as_ptr(), &mut object_proto));
-        let mut same = false;
-        ok!(sys::napi_strict_equals(self.env, proto.raw, object_proto, &mut same));
-        Ok(same)
+        let object_ctor = self.napi.named_property(self.napi.global()?, c"Object")?;
+        let object_proto = self.napi.named_property(object_ctor, c"prototype")?;
+        self.napi.strict_equals(proto.raw, object_proto)
     }
 
     pub fn undefined(env: sys::napi_env) -> SResult<JsVal> {
-        let mut raw = std::ptr::null_mut();
-        ok!(sys::napi_get_undefined(env, &mut raw));
-        Ok(JsVal { env, raw, ty: sys::ValueType::napi_undefined, prim: Prim::Other })
+        let napi = Napi::new(env);
+        Ok(JsVal { napi, raw: napi.undefined()?, ty: sys::ValueType::napi_undefined, prim: Prim::Other })
     }
 
     /// `x.key`, with V8's TypeError on null/undefined receivers.
     pub fn get(&self, key: &CStr) -> SResult<JsVal> {
         match self.ty {
             sys::ValueType::napi_object | sys::ValueType::napi_function => {
-                let mut out = std::ptr::null_mut();
-                ok!(sys::napi_get_named_property(self.env, self.raw, key.as_ptr(), &mut out));
-                JsVal::from_raw(self.env, out)
+                JsVal::wrap(self.napi, self.napi.named_property(self.raw, key)?)
             }
             sys::ValueType::napi_undefined | sys::ValueType::napi_null => Err(StoreError::type_error(format!(
                 "Cannot read properties of {} (reading '{}')",
@@ -319,7 +275,7 @@ impl JsVal {
                 key.to_string_lossy()
             ))),
             // Primitives: none of the store's field names live on their prototypes.
-            _ => JsVal::undefined(self.env),
+            _ => JsVal::undefined(self.env()),
         }
     }
 
@@ -327,12 +283,8 @@ impl JsVal {
     pub fn has_own(&self, key: &CStr) -> SResult<bool> {
         match self.ty {
             sys::ValueType::napi_object | sys::ValueType::napi_function => {
-                let mut k = std::ptr::null_mut();
-                let bytes = key.to_bytes();
-                ok!(sys::napi_create_string_utf8(self.env, bytes.as_ptr().cast(), bytes.len() as isize, &mut k));
-                let mut r = false;
-                ok!(sys::napi_has_own_property(self.env, self.raw, k, &mut r));
-                Ok(r)
+                let k = self.napi.string_utf8(key.to_bytes())?;
+                self.napi.has_own_property(self.raw, k)
             }
             sys::ValueType::napi_undefined | sys::ValueType::napi_null => {
                 Err(StoreError::type_error("Cannot convert undefined or null to object"))
@@ -342,30 +294,34 @@ impl JsVal {
     }
 
     pub fn array_len(&self) -> SResult<u32> {
-        let mut len = 0u32;
-        ok!(sys::napi_get_array_length(self.env, self.raw, &mut len));
-        Ok(len)
+        self.napi.array_length(self.raw)
     }
 
     pub fn element(&self, index: u32) -> SResult<JsVal> {
-        let mut out = std::ptr::null_mut();
-        ok!(sys::napi_get_element(self.env, self.raw, index, &mut out));
-        JsVal::from_raw(self.env, out)
+        JsVal::wrap(self.napi, self.napi.element(self.raw, index)?)
+    }
+
+    fn elements(&self) -> SResult<Vec<JsVal>> {
+        (0..self.array_len()?).map(|i| self.element(i)).collect()
     }
 
     /// Own enumerable string keys, in JS order (`Object.keys`).
     pub fn keys(&self) -> SResult<Vec<JsVal>> {
-        let mut arr = std::ptr::null_mut();
-        ok!(sys::napi_get_property_names(self.env, self.raw, &mut arr));
-        let arr = JsVal::from_raw(self.env, arr)?;
-        (0..arr.array_len()?).map(|i| arr.element(i)).collect()
+        JsVal::wrap(self.napi, self.napi.property_names(self.raw)?)?.elements()
+    }
+
+    /// `Object.keys(v)` with ToObject's error for null/undefined (primitives are boxed).
+    pub fn own_keys(v: &JsVal) -> SResult<Vec<JsVal>> {
+        if v.is_nullish() {
+            return Err(StoreError::type_error("Cannot convert undefined or null to object"));
+        }
+        let obj = if v.is_object() || v.is_function() { v.raw } else { v.napi.coerce_to_object(v.raw)? };
+        JsVal::wrap(v.napi, v.napi.own_enumerable_string_keys(obj)?)?.elements()
     }
 
     /// `x[key]` for a key given as a JS value.
     pub fn get_by(&self, key: &JsVal) -> SResult<JsVal> {
-        let mut out = std::ptr::null_mut();
-        ok!(sys::napi_get_property(self.env, self.raw, key.raw, &mut out));
-        JsVal::from_raw(self.env, out)
+        JsVal::wrap(self.napi, self.napi.property(self.raw, key.raw)?)
     }
 }
 
@@ -435,3 +391,59 @@ mod tests {
         assert_eq!(wtf8_from_utf16(&[0xDC00]), vec![0xED, 0xB0, 0x80]);
     }
 }
+
+/// Decodes WTF-8 (UTF-8 that may hold surrogates as their own 3-byte sequences) into
+/// UTF-16 units; invalid bytes become U+FFFD.
+pub fn utf16_from_wtf8(bytes: &[u8]) -> Vec<u16> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.extend(s.encode_utf16());
+                break;
+            }
+            Err(e) => {
+                let (valid, tail) = rest.split_at(e.valid_up_to());
+                out.extend(std::str::from_utf8(valid).unwrap_or_default().encode_utf16());
+                // A surrogate written as ED A0..BF xx: keep it as that unit.
+                if let [0xED, b1 @ 0xA0..=0xBF, b2 @ 0x80..=0xBF, ..] = *tail {
+                    out.push(0xD000 | (u16::from(b1 & 0x3F) << 6) | u16::from(b2 & 0x3F));
+                    rest = &tail[3..];
+                } else {
+                    out.push(0xFFFD);
+                    rest = &tail[e.error_len().unwrap_or(tail.len()).max(1)..];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Declares the object a native method takes from the glue: the original's destructured
+/// parameters (defaults applied) as named fields, one `JsVal` each. Passing one object
+/// instead of many positional values keeps the glue and Rust from depending on an
+/// argument order written twice. The glue builds a plain object literal, so reading it
+/// runs no caller code.
+macro_rules! js_input {
+    ($(#[$meta:meta])* $name:ident { $($field:ident),+ $(,)? }) => {
+        $(#[$meta])*
+        pub(crate) struct $name {
+            $(pub $field: $crate::js::value::JsVal,)+
+        }
+
+        impl $name {
+            pub fn read(obj: &$crate::js::value::JsVal) -> $crate::sqlite::error::SResult<Self> {
+                Ok(Self {
+                    $($field: obj.get(
+                        match std::ffi::CStr::from_bytes_with_nul(concat!(stringify!($field), "\0").as_bytes()) {
+                            Ok(key) => key,
+                            Err(_) => c"",
+                        },
+                    )?,)+
+                })
+            }
+        }
+    };
+}
+pub(crate) use js_input;

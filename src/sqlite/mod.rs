@@ -1,6 +1,8 @@
 //! SQLite plumbing: the connection, the one transaction guard, the raw C API behind one
-//! safe module, error values, and the schema with its open-time migration. No napi.
+//! safe module, error values, the schema with its open-time migration, and online
+//! backups. No napi.
 
+pub mod backup;
 pub mod connection;
 pub mod error;
 pub mod raw;

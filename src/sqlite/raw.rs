@@ -56,6 +56,13 @@ pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreErr
     }
 }
 
+/// Whether SQLite treats `word` as a keyword (`sqlite3_keyword_check`).
+pub fn is_keyword(word: &str) -> bool {
+    let Ok(len) = c_int::try_from(word.len()) else { return false };
+    // SAFETY: `word` is valid for `len` bytes; SQLite only reads them.
+    unsafe { ffi::sqlite3_keyword_check(word.as_ptr().cast(), len) != 0 }
+}
+
 /// `sqlite3_total_changes64`, `sqlite3_changes64` and `sqlite3_last_insert_rowid`.
 pub fn total_changes(conn: &Connection) -> i64 {
     // SAFETY: plain reads of connection counters.
@@ -286,4 +293,67 @@ impl Drop for RawStmt {
         // repeats the last step's error, already reported.
         unsafe { ffi::sqlite3_finalize(self.handle) };
     }
+}
+
+/// An online backup (`sqlite3_backup`) into a destination connection it owns, kept
+/// across JS calls so that each step is one native call (rusqlite's `Backup` borrows
+/// both connections and so cannot outlive one call). Finished on drop, before the
+/// destination closes. The SOURCE connection must outlive it: backups live in the
+/// source's `Core` and are cleared before its connection closes (see `native_db`).
+pub struct RawBackup {
+    handle: *mut ffi::sqlite3_backup,
+    dest: Option<Connection>,
+}
+
+impl RawBackup {
+    /// `sqlite3_backup_init(dest, "main", source, source_name)`; on failure the error is
+    /// the destination's (better-sqlite3's `ThrowSqliteError(addon, dest_handle)`).
+    pub fn init(source: &Connection, source_name: &str, dest: Connection) -> Result<RawBackup, StoreError> {
+        let name = std::ffi::CString::new(source_name).map_err(|_| StoreError::type_error("The \"attached\" option must not contain NUL characters"))?;
+        // SAFETY: both handles are open; the names are NUL-terminated and outlive the call.
+        let handle = unsafe { ffi::sqlite3_backup_init(db(&dest), c"main".as_ptr(), db(source), name.as_ptr()) };
+        if handle.is_null() {
+            return Err(last_error(&dest));
+        }
+        Ok(RawBackup { handle, dest: Some(dest) })
+    }
+
+    /// `sqlite3_backup_step(pages)`: SQLITE_OK (more to do), SQLITE_DONE or an error code.
+    pub fn step(&mut self, pages: c_int) -> c_int {
+        // SAFETY: `handle` is live until drop; its source outlives self (see above).
+        unsafe { ffi::sqlite3_backup_step(self.handle, pages) }
+    }
+
+    /// (`sqlite3_backup_pagecount`, `sqlite3_backup_remaining`) as of the last step.
+    pub fn progress(&self) -> (c_int, c_int) {
+        // SAFETY: as above.
+        unsafe { (ffi::sqlite3_backup_pagecount(self.handle), ffi::sqlite3_backup_remaining(self.handle)) }
+    }
+}
+
+impl Drop for RawBackup {
+    fn drop(&mut self) {
+        // SAFETY: finished exactly once, before the destination connection closes.
+        unsafe { ffi::sqlite3_backup_finish(self.handle) };
+        drop(self.dest.take());
+    }
+}
+
+/// `sqlite3_serialize(db, schema, &size, 0)`: a copy of the schema's bytes, or None when
+/// SQLite returns no buffer (an unknown schema, no memory, or no first page).
+pub fn serialize(conn: &Connection, schema: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    let name = std::ffi::CString::new(schema).map_err(|_| StoreError::error("Out of memory"))?;
+    let mut size: ffi::sqlite3_int64 = 0;
+    // SAFETY: the connection is open and `name` NUL-terminated; flags 0 asks for a fresh
+    // sqlite3_malloc'd copy, freed below after copying it.
+    let data = unsafe { ffi::sqlite3_serialize(db(conn), name.as_ptr(), &mut size, 0) };
+    if data.is_null() {
+        return Ok(None);
+    }
+    let len = usize::try_from(size).unwrap_or(0);
+    // SAFETY: SQLite reported `size` bytes at `data`.
+    let bytes = unsafe { std::slice::from_raw_parts(data, len) }.to_vec();
+    // SAFETY: `data` came from sqlite3_serialize without SQLITE_SERIALIZE_NOCOPY.
+    unsafe { ffi::sqlite3_free(data.cast()) };
+    Ok(Some(bytes))
 }

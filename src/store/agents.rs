@@ -6,9 +6,14 @@ use napi_derive::napi;
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::store::queries as exec;
-use crate::js::calc::add_to_now;
-use crate::js::value::JsVal;
+use crate::js::calc::number_of_column;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::js::json_out::{JsonOut, AGENT};
+
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[HEARTBEAT, HEARTBEAT_ONLINE, UPSERT_AGENT, GET_AGENT, AGENTS_BY_TOPIC];
 
 const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities_json, topics_json, last_seen_ms, lease_expires_ms, status, metadata_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -16,31 +21,28 @@ const UPSERT_AGENT: &str = "INSERT INTO agents (agent_id, cli, pid, capabilities
  topics_json=excluded.topics_json, last_seen_ms=excluded.last_seen_ms, lease_expires_ms=excluded.lease_expires_ms,
  status=excluded.status, metadata_json=excluded.metadata_json";
 pub const GET_AGENT: &str = "SELECT * FROM agents WHERE agent_id = ?";
+pub const AGENTS_BY_TOPIC: &str =
+    "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'";
 const HEARTBEAT: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, status='online' WHERE agent_id=?";
 /// The heartbeat of an agent that is already online: the same row change without
 /// rewriting `status`, which would also rewrite its index entry (~25% more WAL bytes).
 const HEARTBEAT_ONLINE: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=? WHERE agent_id=? AND status='online'";
 
+js_input!(
+    /// registerAgent's fields: the JSON already stringified, the lease computed by the glue.
+    RegisterAgentInput { agent_id, cli, pid, lease, capabilities_json, topics_json, metadata_json }
+);
+
 #[napi]
 impl NativeDb {
-    /// registerAgent: upsert, then read back. `agent_id` in the result is patched in by
-    /// the glue (it echoes the caller's value).
+    /// registerAgent: upsert, then read back. The glue computes `now + heartbeat_ttl_ms`
+    /// with JS's own `+` (before its JSON.stringify calls, in the original's order) and
+    /// patches the caller's `agent_id` and that lease into the result.
     #[napi]
-    pub fn register_agent(
-        &self,
-        env: Env,
-        agent_id: JsVal,
-        cli: JsVal,
-        pid: JsVal,
-        heartbeat_ttl_ms: JsVal,
-        capabilities_json: JsVal,
-        topics_json: JsVal,
-        metadata_json: JsVal,
-    ) -> Result<String> {
+    pub fn register_agent(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
+        let RegisterAgentInput { agent_id, cli, pid, lease, capabilities_json, topics_json, metadata_json } = RegisterAgentInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         let db_path = self.db_path();
         self.with_atomic(&env, |conn| {
-            let now = now();
-            let lease = add_to_now(now, &heartbeat_ttl_ms)?;
             let lease_id = crate::store::uuid7::next();
             let id = bound_from_js(&agent_id)?;
             let params = [
@@ -49,8 +51,8 @@ impl NativeDb {
                 if pid.is_nullish() { Bound::Null } else { bound_from_js(&pid)? },
                 bound_from_js(&capabilities_json)?,
                 bound_from_js(&topics_json)?,
-                Bound::num(now as f64),
-                lease.bound(),
+                Bound::num(now),
+                bound_from_js(&lease)?,
                 Bound::text("online"),
                 bound_from_js(&metadata_json)?,
             ];
@@ -62,19 +64,18 @@ impl NativeDb {
             let persisted = rows.next()?;
 
             let mut out = JsonOut::new();
+            // agent_id and lease_expires_ms are the caller's own values, set by the glue.
             out.raw("{\"agent_id\":null,\"lease_id\":");
             out.str(&lease_id);
-            out.raw(",\"lease_expires_ms\":");
-            lease.write(&mut out);
-            out.raw(",\"server_time_ms\":");
-            out.int(now);
+            out.raw(",\"lease_expires_ms\":null,\"server_time_ms\":");
+            out.num(now);
             out.raw(",\"effective\":{\"updated\":");
             out.bool(changes > 0);
             match persisted {
                 Some(row) => {
                     let status = row.get_ref("status")?;
                     let lease_col = row.get_ref("lease_expires_ms")?;
-                    let online = status.as_str().ok() == Some("online") && lease.equals_number_of(lease_col);
+                    let online = status.as_str().ok() == Some("online") && lease.number().is_some_and(|n| number_of_column(lease_col) == n);
                     out.raw(",\"online\":");
                     out.bool(online);
                     out.raw(",\"status\":");
@@ -100,15 +101,14 @@ impl NativeDb {
         })
     }
 
-    /// refreshLease: revives offline agents too. `agent_id` is patched in by the glue.
+    /// refreshLease: revives offline agents too. The glue computes the lease with JS's
+    /// `+` and patches `agent_id` and `lease_expires_ms` into the result.
     #[napi]
-    pub fn refresh_lease(&self, env: Env, agent_id: JsVal, ttl_ms: JsVal) -> Result<String> {
+    pub fn refresh_lease(&self, env: Env, agent_id: JsVal, now: f64, lease: JsVal) -> Result<String> {
         let db_path = self.db_path();
         self.with(&env, |core| {
-            let now = now();
-            let lease = add_to_now(now, &ttl_ms)?;
-            let now_b = Bound::num(now as f64);
-            let lease_b = lease.bound();
+            let now_b = Bound::num(now);
+            let lease_b = bound_from_js(&lease)?;
             let args = [Arg::Val(&now_b), Arg::Val(&lease_b), Arg::Js(agent_id)];
             // Same end state and change count as the single original UPDATE: an online
             // agent is refreshed in place, any other (stale, offline) is revived.
@@ -117,10 +117,8 @@ impl NativeDb {
                 changes = exec::run_args(&core.conn, HEARTBEAT, &args)?;
             }
             let mut out = JsonOut::new();
-            out.raw("{\"agent_id\":null,\"lease_expires_ms\":");
-            lease.write(&mut out);
-            out.raw(",\"server_time_ms\":");
-            out.int(now);
+            out.raw("{\"agent_id\":null,\"lease_expires_ms\":null,\"server_time_ms\":");
+            out.num(now);
             out.raw(",\"effective\":{\"updated\":");
             out.bool(changes > 0);
             out.raw(",\"store_type\":\"sqlite\",\"db_path\":");
@@ -161,7 +159,7 @@ impl NativeDb {
     pub fn get_agents_by_topic(&self, env: Env, topic: JsVal) -> Result<String> {
         self.with(&env, |core| {
             exec::rows_text(&core.conn,
-                crate::store::messages::AGENTS_BY_TOPIC,
+                AGENTS_BY_TOPIC,
                 &[Arg::Js(topic)],
                 &AGENT)
         })

@@ -7,20 +7,24 @@
 use std::ffi::CStr;
 
 use napi::bindgen_prelude::*;
-use napi::sys;
 use napi_derive::napi;
-use rusqlite::types::{Value, ValueRef};
 use rusqlite::Connection;
 
-use crate::js::bind::{apply, bind_all, bind_args, bound_from_js, col_bound, Arg, Bound};
+use crate::js::bind::{bound_from_js, Arg, Bound};
+use crate::js::calc::clamp_finite;
+use crate::js::json_out::{JsonOut, ASSIGN, RAW};
+use crate::js::model::{coalesce, Val};
+use crate::js::protocol::flag_row;
+use crate::js::v8::V8;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::error::SResult;
-use crate::store::queries as exec;
-use crate::js::calc::clamp_finite;
-use crate::js::value::JsVal;
-use crate::js::protocol::flag_row;
-use crate::js::json_out::{value_truthy, write_row, JsonOut, ASSIGN};
-pub(crate) use crate::js::v8json::Js;
+use crate::store::queries::{self as exec, read_row, Row};
+
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[GET_ASSIGN, INSERT_ASSIGN, UPDATE_ASSIGN];
 
 const GET_ASSIGN: &str = "SELECT * FROM assign_jobs WHERE job_id = ?";
 const INSERT_ASSIGN: &str = "INSERT INTO assign_jobs (
@@ -40,223 +44,21 @@ const UPDATE_ASSIGN: &str = "UPDATE assign_jobs SET
 const DEFAULT_TIMEOUT_MS: f64 = 600_000.0;
 const TERMINAL: [&str; 3] = ["succeeded", "failed", "timed_out"];
 
-// ---------------------------------------------------------------------------
-// JS operations on values the store computes with (shared with reflexion.rs).
-// ---------------------------------------------------------------------------
-
-/// A JS value as the original held it while building a row: a caller's value, a
-/// number it computed, a column value read back through better-sqlite3, or a parsed
-/// stored JSON value (kept as the text `JSON.stringify` would give it; None = null).
-#[derive(Clone)]
-pub(crate) enum PV {
-    Undef,
-    Null,
-    Num(f64),
-    Js(JsVal),
-    Col(Value),
-    Json(Option<Vec<u8>>),
-    Text(Vec<u8>),
-}
-
-impl PV {
-    /// `x == null`
-    pub fn nullish(&self) -> bool {
-        match self {
-            PV::Undef | PV::Null | PV::Json(None) => true,
-            PV::Col(Value::Null) => true,
-            PV::Js(v) => v.is_nullish(),
-            _ => false,
-        }
-    }
-
-    /// JS ToBoolean.
-    pub fn truthy(&self) -> bool {
-        match self {
-            PV::Undef | PV::Null | PV::Json(None) => false,
-            PV::Num(n) => !(*n == 0.0 || n.is_nan()),
-            PV::Js(v) => v.truthy(),
-            PV::Col(v) => value_truthy(ValueRef::from(v)),
-            PV::Json(Some(t)) => !matches!(t.as_slice(), b"0" | b"false" | b"\"\"" | b"-0"),
-            PV::Text(t) => !t.is_empty(),
-        }
-    }
-
-    /// `Number(x)`.
-    pub fn number(&self) -> SResult<f64> {
-        Ok(match self {
-            PV::Undef => f64::NAN,
-            PV::Null | PV::Json(None) => 0.0,
-            PV::Num(n) => *n,
-            PV::Js(v) => js_number(v)?,
-            PV::Col(v) => col_number(ValueRef::from(v)),
-            PV::Json(Some(_)) => f64::NAN,
-            PV::Text(t) => str_to_number(&String::from_utf8_lossy(t)),
-        })
-    }
-
-    /// The value bound as better-sqlite3 would bind the JS value.
-    pub fn bound(&self) -> SResult<Bound> {
-        Ok(match self {
-            PV::Undef | PV::Null | PV::Json(None) => Bound::Null,
-            PV::Num(n) => Bound::num(*n),
-            PV::Js(v) => bound_from_js(v)?,
-            PV::Col(v) => col_bound(ValueRef::from(v)),
-            PV::Json(Some(t)) | PV::Text(t) => Bound::Text(t.clone()),
-        })
-    }
-
-    /// `x === "s"`
-    pub fn is_str(&self, s: &str) -> SResult<bool> {
-        Ok(match self {
-            PV::Js(v) => v.is_string() && v.wtf8()? == s.as_bytes(),
-            PV::Col(Value::Text(t)) => t == s,
-            PV::Text(t) => t == s.as_bytes(),
-            _ => false,
-        })
-    }
-
-    fn is_terminal(&self) -> SResult<bool> {
-        for s in TERMINAL {
-            if self.is_str(s)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
-
-    /// `JSON.stringify(x)` (None when it gives undefined).
-    pub fn stringify(&self, js: &Js) -> SResult<Option<Vec<u8>>> {
-        match self {
-            PV::Undef => Ok(None),
-            PV::Null | PV::Json(None) | PV::Col(Value::Null) => Ok(Some(b"null".to_vec())),
-            PV::Json(Some(t)) => Ok(Some(t.clone())),
-            PV::Js(v) => js.stringify(v.raw()),
-            PV::Num(n) => js.stringify(js.double(*n)),
-            PV::Col(Value::Integer(i)) => js.stringify(js.double(*i as f64)),
-            PV::Col(Value::Real(f)) => js.stringify(js.double(*f)),
-            PV::Col(Value::Text(t)) => js.stringify(js.string(t)),
-            PV::Col(Value::Blob(_)) => Ok(Some(b"{\"type\":\"Buffer\"}".to_vec())),
-            PV::Text(t) => js.stringify(js.string(&String::from_utf8_lossy(t))),
-        }
-    }
-}
-
-/// `Number(column value)` as better-sqlite3 returns it.
-pub(crate) fn col_number(v: ValueRef<'_>) -> f64 {
-    match v {
-        ValueRef::Null => 0.0,
-        ValueRef::Integer(i) => i as f64,
-        ValueRef::Real(f) => f,
-        ValueRef::Text(t) => str_to_number(&String::from_utf8_lossy(t)),
-        ValueRef::Blob(b) => str_to_number(&String::from_utf8_lossy(b)),
-    }
-}
-
-/// `Number(x)` for a JS value (BigInt converts, unlike unary plus).
-pub(crate) fn js_number(v: &JsVal) -> SResult<f64> {
-    if v.is_bigint() {
-        let mut sign = 0i32;
-        let mut count = 0usize;
-        unsafe {
-            sys::napi_get_value_bigint_words(v.env(), v.raw(), &mut sign, &mut count, std::ptr::null_mut())
-        };
-        let mut words = vec![0u64; count.max(1)];
-        unsafe {
-            sys::napi_get_value_bigint_words(v.env(), v.raw(), &mut sign, &mut count, words.as_mut_ptr())
-        };
-        let mut f = 0f64;
-        for w in words.iter().take(count).rev() {
-            f = f * 18446744073709551616.0 + *w as f64;
-        }
-        return Ok(if sign != 0 { -f } else { f });
-    }
-    v.to_number()
-}
-
-/// JS StringToNumber.
-pub(crate) fn str_to_number(s: &str) -> f64 {
-    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
-    if t.is_empty() {
-        return 0.0;
-    }
-    match t {
-        "Infinity" | "+Infinity" => return f64::INFINITY,
-        "-Infinity" => return f64::NEG_INFINITY,
-        _ => {}
-    }
-    let radix = |p: &str, r: u32| -> Option<f64> {
-        let d = t.strip_prefix(p).or_else(|| t.strip_prefix(&p.to_uppercase()))?;
-        if d.is_empty() || !d.chars().all(|c| c.is_digit(r)) {
-            return Some(f64::NAN);
-        }
-        Some(d.chars().fold(0f64, |acc, c| acc * r as f64 + c.to_digit(r).unwrap() as f64))
-    };
-    for (p, r) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(v) = radix(p, r) {
-            return v;
-        }
-    }
-    // Decimal literal: [+-] (digits [. digits] | . digits) [e [+-] digits]
-    let b = t.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let int_start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    let mut digits = i - int_start;
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        let f = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        digits += i - f;
-    }
-    if digits == 0 {
-        return f64::NAN;
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        let e = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == e {
-            return f64::NAN;
-        }
-    }
-    if i != b.len() {
-        return f64::NAN;
-    }
-    t.parse::<f64>().unwrap_or(f64::NAN)
+fn is_terminal(status: &Val) -> bool {
+    TERMINAL.iter().any(|s| status.is_str(s))
 }
 
 /// `clampDurationMs(v, fb)` / `clampPriority(v, fb)`: the fallback is returned as given.
-fn clamp_pv(v: &PV, fallback: PV, min: f64, max: f64) -> SResult<PV> {
+fn clamp_val(v: &Val, fallback: Val, min: f64, max: f64) -> SResult<Val> {
     let n = v.number()?;
     if !n.is_finite() {
         return Ok(fallback);
     }
-    Ok(PV::Num(clamp_finite(n, 0.0, min, max)))
+    Ok(Val::Num(clamp_finite(n, 0.0, min, max)))
 }
 
-fn clamp_duration(v: &PV, fallback: PV) -> SResult<PV> {
-    clamp_pv(v, fallback, 1000.0, 86_400_000.0)
-}
-
-/// `a ?? b`
-fn coalesce(a: PV, b: impl FnOnce() -> PV) -> PV {
-    if a.nullish() {
-        b()
-    } else {
-        a
-    }
+fn clamp_duration(v: &Val, fallback: Val) -> SResult<Val> {
+    clamp_val(v, fallback, 1000.0, 86_400_000.0)
 }
 
 /// `Math.max(lo, x)` with JS NaN propagation.
@@ -270,73 +72,19 @@ fn js_max(lo: f64, x: f64) -> f64 {
     }
 }
 
-/// `x + 1` (JS `+`) on a column value.
-fn col_plus_one(v: &Value) -> PV {
-    match v {
-        Value::Text(t) => PV::Text(format!("{t}1").into_bytes()),
-        Value::Blob(b) => PV::Text(format!("{}1", String::from_utf8_lossy(b)).into_bytes()),
-        other => PV::Num(col_number(ValueRef::from(other)) + 1.0),
-    }
-}
-
-/// `now + x` (JS `+`) where x is a number or a stored value.
-fn now_plus(now: i64, x: &PV) -> PV {
-    match x {
-        PV::Col(Value::Text(t)) => PV::Text(format!("{now}{t}").into_bytes()),
-        PV::Text(t) => PV::Text(format!("{now}{}", String::from_utf8_lossy(t)).into_bytes()),
-        other => PV::Num(now as f64 + other.number().unwrap_or(f64::NAN)),
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The current row and patches.
-// ---------------------------------------------------------------------------
-
-pub(crate) struct Cur {
-    cols: Vec<(String, Value)>,
-}
-
-impl Cur {
-    pub fn val(&self, name: &str) -> Value {
-        self.cols.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or(Value::Null)
-    }
-    pub fn pv(&self, name: &str) -> PV {
-        PV::Col(self.val(name))
-    }
-}
-
-/// `SELECT ... WHERE key = ?` bound with the caller's value (better-sqlite3 rules).
-pub(crate) fn read_current(conn: &rusqlite::Connection, sql: &str, id: JsVal) -> SResult<Option<Cur>> {
-    let mut stmt = exec::prepare(conn, sql)?;
-    let values = bind_args(&stmt, &[Arg::Js(id)])?;
-    apply(&mut stmt, &values)?;
-    let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
-    let mut rows = stmt.raw_query();
-    match rows.next()? {
-        None => Ok(None),
-        Some(row) => {
-            let mut cols = Vec::with_capacity(names.len());
-            for (i, name) in names.into_iter().enumerate() {
-                cols.push((name, row.get::<_, Value>(i)?));
-            }
-            Ok(Some(Cur { cols }))
-        }
-    }
-}
-
 /// The `patch` object of updateAssignStatus: a caller's object, or the one retryAssign builds.
 enum Patch<'a> {
     Js(JsVal),
-    Retry(&'a [(&'static str, PV)]),
+    Retry(&'a [(&'static str, Val)]),
 }
 
 impl Patch<'_> {
-    fn get(&self, key: &CStr) -> SResult<PV> {
+    fn get(&self, key: &CStr) -> SResult<Val> {
         match self {
-            Patch::Js(v) => Ok(PV::Js(v.get(key)?)),
+            Patch::Js(v) => Val::from_js(v.get(key)?),
             Patch::Retry(fields) => {
                 let k = key.to_str().unwrap_or("");
-                Ok(fields.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or(PV::Undef))
+                Ok(fields.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or(Val::Undefined))
             }
         }
     }
@@ -351,7 +99,7 @@ impl Patch<'_> {
     }
 }
 
-fn json_pv(v: Option<Vec<u8>>) -> Bound {
+fn json_bound(v: Option<Vec<u8>>) -> Bound {
     match v {
         Some(t) => Bound::Text(t),
         None => Bound::Null,
@@ -359,11 +107,11 @@ fn json_pv(v: Option<Vec<u8>>) -> Bound {
 }
 
 /// `x == null ? null : JSON.stringify(x)`
-fn stringify_or_null(js: &Js, v: &PV) -> SResult<Bound> {
+fn stringify_or_null(js: &V8, v: &Val) -> SResult<Bound> {
     if v.nullish() {
         return Ok(Bound::Null);
     }
-    Ok(json_pv(v.stringify(js)?))
+    Ok(json_bound(v.stringify(js)?))
 }
 
 fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
@@ -372,252 +120,255 @@ fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
     Ok(out.finish())
 }
 
+/// What updateAssignStatus computes its row from: the current row, the patch, the clock
+/// and the next status. Each method is one field of the original's object literal; the
+/// caller calls them in that literal's order, so getters run in the original's order.
+struct Update<'a> {
+    js: &'a V8,
+    cur: &'a Row,
+    patch: &'a Patch<'a>,
+    now: i64,
+    status: Val,
+    terminal: bool,
+}
+
+impl Update<'_> {
+    /// `patch.x ?? current.x`
+    fn patched(&self, key: &CStr, col: &str) -> SResult<Val> {
+        Ok(coalesce(self.patch.get(key)?, || self.cur.get(col)))
+    }
+
+    /// `Object.hasOwn(patch, x) ? patch.x : current.x`
+    fn own_or_current(&self, key: &CStr, col: &str) -> SResult<Val> {
+        if self.patch.has_own(key)? {
+            self.patch.get(key)
+        } else {
+            Ok(self.cur.get(col))
+        }
+    }
+
+    /// `Object.hasOwn(patch, x) ? patch.x : stamp ? current.x || now : current.x`
+    fn stamped(&self, key: &CStr, col: &str, stamp: bool) -> SResult<Val> {
+        if self.patch.has_own(key)? {
+            return self.patch.get(key);
+        }
+        let current = self.cur.get(col);
+        Ok(if stamp && !current.truthy() { Val::Num(self.now as f64) } else { current })
+    }
+
+    /// `JSON.stringify(patch.payload ?? current.payload ?? {})`
+    fn payload_json(&self) -> SResult<Bound> {
+        let patched = self.patch.get(c"payload")?;
+        Ok(json_bound(if patched.nullish() {
+            Some(self.js.reparse(self.cur.get("payload_json").as_column(), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
+        } else {
+            patched.stringify(self.js)?
+        }))
+    }
+
+    /// `hasOwn(patch, x) ? (patch.x == null ? null : JSON.stringify(patch.x))` else the
+    /// current parsed value stringified again.
+    fn json_field(&self, key: &CStr, col: &str) -> SResult<Bound> {
+        if self.patch.has_own(key)? {
+            stringify_or_null(self.js, &self.patch.get(key)?)
+        } else {
+            Ok(json_bound(self.js.reparse(self.cur.get(col).as_column(), "null")?))
+        }
+    }
+
+    /// `Math.max(1, Number(patch.attempt ?? current.attempt) || current.attempt || 1)`
+    fn attempt(&self) -> SResult<Bound> {
+        let current = self.cur.get("attempt");
+        let a = coalesce(self.patch.get(c"attempt")?, || current.clone()).number()?;
+        let a = if !(a == 0.0 || a.is_nan()) {
+            a
+        } else if current.truthy() {
+            current.number()?
+        } else {
+            1.0
+        };
+        Ok(Bound::num(js_max(1.0, a)))
+    }
+
+    /// `Math.max(0, Number(patch.x ?? current.x) || 0)`
+    fn count(&self, key: &CStr, col: &str) -> SResult<Bound> {
+        let n = self.patched(key, col)?.number()?;
+        Ok(Bound::num(js_max(0.0, if n == 0.0 || n.is_nan() { 0.0 } else { n })))
+    }
+
+    /// `clampPriority(patch.priority ?? current.priority, current.priority || 5)`
+    fn priority(&self) -> SResult<Bound> {
+        let current = self.cur.get("priority");
+        let fallback = if current.truthy() { current.clone() } else { Val::Num(5.0) };
+        clamp_val(&self.patched(c"priority", "priority")?, fallback, 1.0, 9.0)?.bound()
+    }
+
+    /// `clampDurationMs(patch.ttl_ms ?? current.ttl_ms, current.ttl_ms || nextTimeout)`
+    fn ttl(&self, timeout: &Val) -> SResult<Bound> {
+        let current = self.cur.get("ttl_ms");
+        let fallback = if current.truthy() { current } else { timeout.clone() };
+        clamp_duration(&self.patched(c"ttl_ms", "ttl_ms")?, fallback)?.bound()
+    }
+
+    /// The deadline rule: an own `deadline_ms` wins (truncated), a terminal status
+    /// clears it, starting to run without one sets `now + timeout`.
+    fn deadline(&self, timeout: &Val) -> SResult<Bound> {
+        if self.patch.has_own(c"deadline_ms")? {
+            let d = self.patch.get(c"deadline_ms")?;
+            return if d.nullish() { Ok(Bound::Null) } else { Ok(Bound::num(d.number()?.trunc())) };
+        }
+        if self.terminal {
+            Ok(Bound::Null)
+        } else if self.status.is_str("running") && !self.cur.get("deadline_ms").truthy() {
+            now_plus(self.now, timeout)?.bound()
+        } else {
+            self.cur.get("deadline_ms").bound()
+        }
+    }
+}
+
 /// updateAssignStatus on an existing row (`current`), returning the flagged row.
-fn update_existing(
-    conn: &Connection,
-    js: &Js,
-    cur: &Cur,
-    status: &PV,
-    patch: &Patch<'_>,
-) -> SResult<Option<String>> {
+fn update_existing(conn: &Connection, js: &V8, cur: &Row, status: &Val, patch: &Patch<'_>) -> SResult<Option<String>> {
     let now = now();
-    let next_status = if status.truthy() { status.clone() } else { cur.pv("status") };
-    let terminal = next_status.is_terminal()?;
-    let cur_timeout = cur.pv("timeout_ms");
-    let t = clamp_duration(&coalesce(patch.get(c"timeout_ms")?, || cur_timeout.clone()), cur_timeout.clone())?;
-
-    let supervisor = coalesce(patch.get(c"supervisor_agent")?, || cur.pv("supervisor_agent"));
-    let worker = coalesce(patch.get(c"worker_agent")?, || cur.pv("worker_agent"));
-    let topic = coalesce(patch.get(c"topic")?, || cur.pv("topic"));
-    let task = coalesce(patch.get(c"task")?, || cur.pv("task"));
-    let payload_patch = patch.get(c"payload")?;
-    let payload_json = if payload_patch.nullish() {
-        // JSON.stringify(current.payload ?? {})
-        Some(js.reparse(ValueRef::from(&cur.val("payload_json")), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
-    } else {
-        payload_patch.stringify(js)?
-    };
-
-    let cur_attempt = cur.pv("attempt");
-    let a = coalesce(patch.get(c"attempt")?, || cur_attempt.clone()).number()?;
-    let attempt = if !(a == 0.0 || a.is_nan()) {
-        a
-    } else if cur_attempt.truthy() {
-        cur_attempt.number()?
-    } else {
-        1.0
-    };
-    let attempt = js_max(1.0, attempt);
-    let rc = coalesce(patch.get(c"retry_count")?, || cur.pv("retry_count")).number()?;
-    let retry_count = js_max(0.0, if rc == 0.0 || rc.is_nan() { 0.0 } else { rc });
-    let mr = coalesce(patch.get(c"max_retries")?, || cur.pv("max_retries")).number()?;
-    let max_retries = js_max(0.0, if mr == 0.0 || mr.is_nan() { 0.0 } else { mr });
-    let cur_priority = cur.pv("priority");
-    let pfb = if cur_priority.truthy() { cur_priority.clone() } else { PV::Num(5.0) };
-    let priority = clamp_pv(&coalesce(patch.get(c"priority")?, || cur_priority.clone()), pfb, 1.0, 9.0)?;
-    let cur_ttl = cur.pv("ttl_ms");
-    let tfb = if cur_ttl.truthy() { cur_ttl.clone() } else { t.clone() };
-    let ttl = clamp_duration(&coalesce(patch.get(c"ttl_ms")?, || cur_ttl.clone()), tfb)?;
-
-    let deadline = if patch.has_own(c"deadline_ms")? {
-        let d = patch.get(c"deadline_ms")?;
-        if d.nullish() {
-            PV::Null
-        } else {
-            PV::Num(d.number()?.trunc())
-        }
-    } else if terminal {
-        PV::Null
-    } else if next_status.is_str("running")? && !cur.pv("deadline_ms").truthy() {
-        now_plus(now, &t)
-    } else {
-        cur.pv("deadline_ms")
-    };
-    let trace_id = coalesce(patch.get(c"trace_id")?, || cur.pv("trace_id"));
-    let correlation_id = coalesce(patch.get(c"correlation_id")?, || cur.pv("correlation_id"));
-    let last_message_id =
-        if patch.has_own(c"last_message_id")? { patch.get(c"last_message_id")? } else { cur.pv("last_message_id") };
-    let result_json = if patch.has_own(c"result")? {
-        stringify_or_null(js, &patch.get(c"result")?)?
-    } else {
-        json_pv(js.reparse(ValueRef::from(&cur.val("result_json")), "null")?)
-    };
-    let error_json = if patch.has_own(c"error")? {
-        stringify_or_null(js, &patch.get(c"error")?)?
-    } else {
-        json_pv(js.reparse(ValueRef::from(&cur.val("error_json")), "null")?)
-    };
-    let started = if patch.has_own(c"started_at_ms")? {
-        patch.get(c"started_at_ms")?
-    } else if next_status.is_str("running")? {
-        let s = cur.pv("started_at_ms");
-        if s.truthy() {
-            s
-        } else {
-            PV::Num(now as f64)
-        }
-    } else {
-        cur.pv("started_at_ms")
-    };
-    let dispatched =
-        if patch.has_own(c"dispatched_at_ms")? { patch.get(c"dispatched_at_ms")? } else { cur.pv("dispatched_at_ms") };
-    let completed = if patch.has_own(c"completed_at_ms")? {
-        patch.get(c"completed_at_ms")?
-    } else if terminal {
-        let s = cur.pv("completed_at_ms");
-        if s.truthy() {
-            s
-        } else {
-            PV::Num(now as f64)
-        }
-    } else {
-        cur.pv("completed_at_ms")
-    };
-    let last_retry =
-        if patch.has_own(c"last_retry_at_ms")? { patch.get(c"last_retry_at_ms")? } else { cur.pv("last_retry_at_ms") };
-
-    let job_id = col_bound(ValueRef::from(&cur.val("job_id")));
+    let status = if status.truthy() { status.clone() } else { cur.get("status") };
+    let terminal = is_terminal(&status);
+    let running = status.is_str("running");
+    let u = Update { js, cur, patch, now, status, terminal };
+    let current_timeout = cur.get("timeout_ms");
+    let timeout = clamp_duration(&u.patched(c"timeout_ms", "timeout_ms")?, current_timeout)?;
+    let job_id = cur.get("job_id").bound()?;
     let params = [
-        supervisor.bound()?,
-        worker.bound()?,
-        topic.bound()?,
-        task.bound()?,
-        json_pv(payload_json),
-        next_status.bound()?,
-        Bound::num(attempt),
-        Bound::num(retry_count),
-        Bound::num(max_retries),
-        priority.bound()?,
-        ttl.bound()?,
-        t.bound()?,
-        deadline.bound()?,
-        trace_id.bound()?,
-        correlation_id.bound()?,
-        last_message_id.bound()?,
-        result_json,
-        error_json,
+        u.patched(c"supervisor_agent", "supervisor_agent")?.bound()?,
+        u.patched(c"worker_agent", "worker_agent")?.bound()?,
+        u.patched(c"topic", "topic")?.bound()?,
+        u.patched(c"task", "task")?.bound()?,
+        u.payload_json()?,
+        u.status.bound()?,
+        u.attempt()?,
+        u.count(c"retry_count", "retry_count")?,
+        u.count(c"max_retries", "max_retries")?,
+        u.priority()?,
+        u.ttl(&timeout)?,
+        timeout.bound()?,
+        u.deadline(&timeout)?,
+        u.patched(c"trace_id", "trace_id")?.bound()?,
+        u.patched(c"correlation_id", "correlation_id")?.bound()?,
+        u.own_or_current(c"last_message_id", "last_message_id")?.bound()?,
+        u.json_field(c"result", "result_json")?,
+        u.json_field(c"error", "error_json")?,
         Bound::num(now as f64),
-        started.bound()?,
-        dispatched.bound()?,
-        completed.bound()?,
-        last_retry.bound()?,
+        u.stamped(c"started_at_ms", "started_at_ms", running)?.bound()?,
+        u.own_or_current(c"dispatched_at_ms", "dispatched_at_ms")?.bound()?,
+        u.stamped(c"completed_at_ms", "completed_at_ms", terminal)?.bound()?,
+        u.own_or_current(c"last_retry_at_ms", "last_retry_at_ms")?.bound()?,
         job_id.clone(),
     ];
     exec::run(conn, UPDATE_ASSIGN, &params)?;
 
     // Re-read once: the row for the caller and `current.status !== updated.status`.
-    let mut stmt = exec::prepare(conn, GET_ASSIGN)?;
-    bind_all(&mut stmt, std::slice::from_ref(&job_id))?;
-    let mut rows = stmt.raw_query();
-    let Some(row) = rows.next()? else { return Ok(None) };
-    let changed = row.get::<_, Value>("status")? != cur.val("status");
-    let mut out = JsonOut::new();
-    write_row(&mut out, row, &ASSIGN)?;
-    Ok(Some(flag_row(changed, &out.finish())))
+    let Some(updated) = read_row(conn, GET_ASSIGN, &[Arg::Val(&job_id)], &ASSIGN)? else { return Ok(None) };
+    let changed = !updated.get("status").strict_eq(&cur.get("status"))?;
+    Ok(Some(flag_row(changed, &updated.json())))
 }
+
+js_input!(
+    /// createAssign's destructured parameters, defaults applied by the glue.
+    #[derive(Clone, Copy)]
+    CreateAssignInput { job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count, max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id, last_message_id, result, error }
+);
+
+/// createAssign's row (the INSERT's parameters) and its job id, each field computed as
+/// the original's object literal did, in its order.
+fn assign_row(js: &V8, now: i64, input: CreateAssignInput) -> SResult<(Bound, Vec<Bound>)> {
+    let CreateAssignInput { job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count, max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id, last_message_id, result, error } = input;
+    let t = clamp_duration(&Val::from_js(timeout_ms)?, Val::Num(DEFAULT_TIMEOUT_MS))?;
+    let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    // String(x): V8's own, so a Symbol topic is stored as "Symbol(desc)".
+    let topic_b = if topic.truthy() { Bound::Text(js.string_of(topic.raw())?) } else { Bound::text("assign.job") };
+    let task_b = if task.truthy() { Bound::Text(js.string_of(task.raw())?) } else { Bound::text("") };
+    let payload_b = if payload.truthy() { json_bound(js.stringify(payload.raw())?) } else { Bound::text("{}") };
+    let num_or = |v: &JsVal, d: f64| -> SResult<f64> {
+        let n = number_of(v)?;
+        Ok(if n == 0.0 || n.is_nan() { d } else { n })
+    };
+    let attempt_n = js_max(1.0, num_or(&attempt, 1.0)?);
+    let retry_n = js_max(0.0, num_or(&retry_count, 0.0)?);
+    let max_retries_n = js_max(0.0, num_or(&max_retries, 0.0)?);
+    let priority_v = clamp_val(&Val::from_js(priority)?, Val::Num(5.0), 1.0, 9.0)?;
+    let ttl_v = clamp_duration(&Val::from_js(ttl_ms)?, t.clone())?;
+    // Number(deadline_ms) runs twice when finite, as in the original (a valueOf sees both).
+    let deadline_v =
+        if number_of(&deadline_ms)?.is_finite() { Val::Num(number_of(&deadline_ms)?.trunc()) } else { now_plus(now, &t)? };
+    let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    let corr_b =
+        if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    let result_b = stringify_or_null(&js, &Val::from_js(result)?)?;
+    let error_b = stringify_or_null(&js, &Val::from_js(error)?)?;
+    let st = Val::from_js(status)?;
+    let started = if st.is_str("running") { Bound::num(now as f64) } else { Bound::Null };
+    let dispatched = if dispatched_at_ms.is_nullish() {
+        Bound::Null
+    } else {
+        if number_of(&dispatched_at_ms)?.is_finite() {
+            Bound::num(number_of(&dispatched_at_ms)?.trunc())
+        } else {
+            Bound::Null
+        }
+    };
+    let completed = if is_terminal(&st) { Bound::num(now as f64) } else { Bound::Null };
+    let retried = if retry_count.is_bigint() {
+        let v = retry_count.bigint_i64().map_or(0, |(v, _)| v);
+        v > 0 || number_of(&retry_count)? > 0.0
+    } else {
+        number_of(&retry_count)? > 0.0
+    };
+    let last_retry = if retried { Bound::num(now as f64) } else { Bound::Null };
+    // Named binding happens in parameter order, after the row is built.
+    let id = id?;
+    let params = [
+        id.clone(),
+        bound_from_js(&supervisor_agent)?,
+        bound_from_js(&worker_agent)?,
+        topic_b,
+        task_b,
+        payload_b,
+        st.bound()?,
+        Bound::num(attempt_n),
+        Bound::num(retry_n),
+        Bound::num(max_retries_n),
+        priority_v.bound()?,
+        ttl_v.bound()?,
+        t.bound()?,
+        deadline_v.bound()?,
+        trace_b?,
+        corr_b?,
+        bound_from_js(&last_message_id)?,
+        result_b,
+        error_b,
+        Bound::num(now as f64),
+        Bound::num(now as f64),
+        started,
+        dispatched,
+        completed,
+        last_retry,
+    ];
+    Ok((id, params.to_vec()))
+}
+
+js_input!(
+    /// listAssigns' filters, defaults applied by the glue.
+    ListAssignsInput { supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit }
+);
 
 #[napi]
 impl NativeDb {
     /// createAssign: the row values of the original, one INSERT, then the row.
     #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn create_assign(
-        &self,
-        env: Env,
-        job_id: JsVal,
-        supervisor_agent: JsVal,
-        worker_agent: JsVal,
-        topic: JsVal,
-        task: JsVal,
-        payload: JsVal,
-        status: JsVal,
-        attempt: JsVal,
-        retry_count: JsVal,
-        max_retries: JsVal,
-        priority: JsVal,
-        ttl_ms: JsVal,
-        timeout_ms: JsVal,
-        deadline_ms: JsVal,
-        dispatched_at_ms: JsVal,
-        trace_id: JsVal,
-        correlation_id: JsVal,
-        last_message_id: JsVal,
-        result: JsVal,
-        error: JsVal,
-    ) -> Result<String> {
-        let js = Js::new(&env);
+    pub fn create_assign(&self, env: Env, input: JsVal) -> Result<String> {
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
-            let now = now();
-            let t = clamp_duration(&PV::Js(timeout_ms), PV::Num(DEFAULT_TIMEOUT_MS))?;
-            let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
-            let topic_b = if topic.truthy() { Bound::Text(topic.to_js_string()?) } else { Bound::text("assign.job") };
-            let task_b = if task.truthy() { Bound::Text(task.to_js_string()?) } else { Bound::text("") };
-            let payload_b = if payload.truthy() { json_pv(js.stringify(payload.raw())?) } else { Bound::text("{}") };
-            let num_or = |v: &JsVal, d: f64| -> SResult<f64> {
-                let n = js_number(v)?;
-                Ok(if n == 0.0 || n.is_nan() { d } else { n })
-            };
-            let attempt_n = js_max(1.0, num_or(&attempt, 1.0)?);
-            let retry_n = js_max(0.0, num_or(&retry_count, 0.0)?);
-            let max_retries_n = js_max(0.0, num_or(&max_retries, 0.0)?);
-            let priority_v = clamp_pv(&PV::Js(priority), PV::Num(5.0), 1.0, 9.0)?;
-            let ttl_v = clamp_duration(&PV::Js(ttl_ms), t.clone())?;
-            let d = js_number(&deadline_ms)?;
-            let deadline_v = if d.is_finite() { PV::Num(d.trunc()) } else { now_plus(now, &t) };
-            let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
-            let corr_b =
-                if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
-            let result_b = stringify_or_null(&js, &PV::Js(result))?;
-            let error_b = stringify_or_null(&js, &PV::Js(error))?;
-            let st = PV::Js(status);
-            let started = if st.is_str("running")? { Bound::num(now as f64) } else { Bound::Null };
-            let dispatched = if dispatched_at_ms.is_nullish() {
-                Bound::Null
-            } else {
-                let n = js_number(&dispatched_at_ms)?;
-                if n.is_finite() {
-                    Bound::num(n.trunc())
-                } else {
-                    Bound::Null
-                }
-            };
-            let completed = if st.is_terminal()? { Bound::num(now as f64) } else { Bound::Null };
-            let retried = if retry_count.is_bigint() {
-                let v = retry_count.bigint_i64().map_or(0, |(v, _)| v);
-                v > 0 || js_number(&retry_count)? > 0.0
-            } else {
-                js_number(&retry_count)? > 0.0
-            };
-            let last_retry = if retried { Bound::num(now as f64) } else { Bound::Null };
-            // Named binding happens in parameter order, after the row is built.
-            let id = id?;
-            let params = [
-                id.clone(),
-                bound_from_js(&supervisor_agent)?,
-                bound_from_js(&worker_agent)?,
-                topic_b,
-                task_b,
-                payload_b,
-                st.bound()?,
-                Bound::num(attempt_n),
-                Bound::num(retry_n),
-                Bound::num(max_retries_n),
-                priority_v.bound()?,
-                ttl_v.bound()?,
-                t.bound()?,
-                deadline_v.bound()?,
-                trace_b?,
-                corr_b?,
-                bound_from_js(&last_message_id)?,
-                result_b,
-                error_b,
-                Bound::num(now as f64),
-                Bound::num(now as f64),
-                started,
-                dispatched,
-                completed,
-                last_retry,
-            ];
+            let input = CreateAssignInput::read(&input)?;
+            let (id, params) = assign_row(&js, now(), input)?;
             exec::run(conn, INSERT_ASSIGN, &params)?;
             write_assign(conn, &id)
         })
@@ -633,71 +384,61 @@ impl NativeDb {
     /// updateAssignStatus: null for a missing job, else `C`/`U` + the row.
     #[napi]
     pub fn update_assign_status(&self, env: Env, job_id: JsVal, status: JsVal, patch: JsVal) -> Result<Option<String>> {
-        let js = Js::new(&env);
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
-            let Some(cur) = read_current(conn, GET_ASSIGN, job_id)? else { return Ok(None) };
-            update_existing(conn, &js, &cur, &PV::Js(status), &Patch::Js(patch))
+            let Some(cur) = read_row(conn, GET_ASSIGN, &[Arg::Js(job_id)], &RAW)? else { return Ok(None) };
+            update_existing(conn, &js, &cur, &Val::from_js(status)?, &Patch::Js(patch))
         })
     }
 
     /// retryAssign: the original's patch, then updateAssignStatus(job, "queued", patch).
     #[napi]
     pub fn retry_assign(&self, env: Env, job_id: JsVal, patch: JsVal) -> Result<Option<String>> {
-        let js = Js::new(&env);
+        let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
-            let Some(cur) = read_current(conn, GET_ASSIGN, job_id)? else { return Ok(None) };
-            let rc = coalesce(PV::Js(patch.get(c"retry_count")?), || col_plus_one(&cur.val("retry_count"))).number()?;
+            let Some(cur) = read_row(conn, GET_ASSIGN, &[Arg::Js(job_id)], &RAW)? else { return Ok(None) };
+            let retry_plus = cur.get("retry_count").plus_one()?;
+            let rc = coalesce(Val::from_js(patch.get(c"retry_count")?)?, || retry_plus).number()?;
             let next_retry = js_max(0.0, if rc == 0.0 || rc.is_nan() { 0.0 } else { rc });
-            let cur_attempt_plus = col_plus_one(&cur.val("attempt"));
-            let a = coalesce(PV::Js(patch.get(c"attempt")?), || cur_attempt_plus.clone()).number()?;
+            let cur_attempt_plus = cur.get("attempt").plus_one()?;
+            let a = coalesce(Val::from_js(patch.get(c"attempt")?)?, || cur_attempt_plus.clone()).number()?;
             let a = if a == 0.0 || a.is_nan() { 1.0 } else { a };
             // Math.max(current.attempt + 1, a)
             let lo = cur_attempt_plus.number()?;
             let next_attempt = if lo.is_nan() || a.is_nan() { f64::NAN } else { lo.max(a) };
-            let cur_timeout = cur.pv("timeout_ms");
-            let t = clamp_duration(&coalesce(PV::Js(patch.get(c"timeout_ms")?), || cur_timeout.clone()), cur_timeout.clone())?;
-            let ttl = coalesce(PV::Js(patch.get(c"ttl_ms")?), || cur.pv("ttl_ms"));
+            let cur_timeout = cur.get("timeout_ms");
+            let t = clamp_duration(&coalesce(Val::from_js(patch.get(c"timeout_ms")?)?, || cur_timeout.clone()), cur_timeout.clone())?;
+            let ttl = coalesce(Val::from_js(patch.get(c"ttl_ms")?)?, || cur.get("ttl_ms"));
             let now = now();
-            let deadline = now_plus(now, &t);
-            let result = coalesce(PV::Js(patch.get(c"result")?), || PV::Null);
+            let deadline = now_plus(now, &t)?;
+            let result = coalesce(Val::from_js(patch.get(c"result")?)?, || Val::Null);
             let error = if patch.has_own(c"error")? {
-                PV::Js(patch.get(c"error")?)
+                Val::from_js(patch.get(c"error")?)?
             } else {
-                PV::Json(js.reparse(ValueRef::from(&cur.val("error_json")), "null")?)
+                Val::from_json(js.reparse(cur.get("error_json").as_column(), "null")?)
             };
-            let fields: [(&'static str, PV); 12] = [
-                ("retry_count", PV::Num(next_retry)),
-                ("attempt", PV::Num(next_attempt)),
+            let fields: [(&'static str, Val); 12] = [
+                ("retry_count", Val::Num(next_retry)),
+                ("attempt", Val::Num(next_attempt)),
                 ("timeout_ms", t),
                 ("ttl_ms", ttl),
                 ("deadline_ms", deadline),
-                ("completed_at_ms", PV::Null),
-                ("started_at_ms", PV::Null),
-                ("dispatched_at_ms", PV::Null),
-                ("last_retry_at_ms", PV::Num(now as f64)),
+                ("completed_at_ms", Val::Null),
+                ("started_at_ms", Val::Null),
+                ("dispatched_at_ms", Val::Null),
+                ("last_retry_at_ms", Val::Num(now as f64)),
                 ("result", result),
                 ("error", error),
-                ("last_message_id", PV::Null),
+                ("last_message_id", Val::Null),
             ];
-            update_existing(conn, &js, &cur, &PV::Text(b"queued".to_vec()), &Patch::Retry(&fields))
+            update_existing(conn, &js, &cur, &Val::Str(b"queued".to_vec()), &Patch::Retry(&fields))
         })
     }
 
     /// listAssigns: WHERE from the truthy filters (bound values only).
     #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn list_assigns(
-        &self,
-        env: Env,
-        supervisor_agent: JsVal,
-        worker_agent: JsVal,
-        status: JsVal,
-        statuses: JsVal,
-        trace_id: JsVal,
-        correlation_id: JsVal,
-        active_before_ms: JsVal,
-        limit: JsVal,
-    ) -> Result<String> {
+    pub fn list_assigns(&self, env: Env, input: JsVal) -> Result<String> {
+        let ListAssignsInput { supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit } = ListAssignsInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let mut clauses: Vec<String> = Vec::new();
             let mut values: Vec<Arg<'_>> = Vec::new();
@@ -725,13 +466,13 @@ impl NativeDb {
                 clauses.push(format!("status IN ({marks})"));
                 values.extend(status_list.into_iter().map(Arg::Js));
             }
-            let active = js_number(&active_before_ms)?;
+            let active = number_of(&active_before_ms)?;
             let active_b = Bound::num(active.trunc());
             if active.is_finite() {
                 clauses.push("deadline_ms IS NOT NULL AND deadline_ms <= ?".to_string());
                 values.push(Arg::Val(&active_b));
             }
-            let lim = js_number(&limit)?;
+            let lim = number_of(&limit)?;
             let lim_b = Bound::num(clamp_finite(lim, 50.0, 1.0, 100.0));
             values.push(Arg::Val(&lim_b));
             let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
@@ -741,23 +482,21 @@ impl NativeDb {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
 
-    #[test]
-    fn string_to_number_follows_js() {
-        assert_eq!(str_to_number(""), 0.0);
-        assert_eq!(str_to_number("  12 "), 12.0);
-        assert_eq!(str_to_number("0x10"), 16.0);
-        assert_eq!(str_to_number("1e3"), 1000.0);
-        assert_eq!(str_to_number(".5"), 0.5);
-        assert_eq!(str_to_number("-Infinity"), f64::NEG_INFINITY);
-        assert!(str_to_number("abc").is_nan());
-        assert!(str_to_number("inf").is_nan());
-        assert!(str_to_number("1e").is_nan());
-        assert!(str_to_number("-0x10").is_nan());
-    }
-
+/// `Number(x)` of a caller's value (a BigInt converts, unlike unary plus).
+fn number_of(v: &JsVal) -> SResult<f64> {
+    v.number_of()
 }
 
+/// `now + x` (JS `+`): numeric, or string concatenation when the timeout read back from
+/// the row is text.
+fn now_plus(now: i64, x: &Val) -> SResult<Val> {
+    Ok(match x {
+        Val::Str(t) => {
+            let mut s = itoa::Buffer::new().format(now).as_bytes().to_vec();
+            s.extend_from_slice(t);
+            Val::Str(s)
+        }
+        other => Val::Num(now as f64 + other.number()?),
+    })
+}

@@ -6,33 +6,32 @@ use napi_derive::napi;
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::store::queries as exec;
-use crate::js::calc::{add_to_now, or_new_id};
-use crate::js::value::JsVal;
+use crate::store::uuid7::or_new_id;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::js::json_out::{JsonOut, HUMAN_REQUEST};
+
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[INSERT_HUMAN_REQUEST];
 
 const INSERT_HUMAN_REQUEST: &str = "INSERT INTO human_requests (request_id, requester_agent, kind, prompt, schema_json, state, deadline_ms, default_action, correlation_id, trace_id, response_json)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
+js_input!(
+    /// insertHumanRequest's fields, with `deadline_at = now + deadline_ms` from the glue.
+    HumanRequestInput { requester_agent, kind, prompt, schema_json, deadline_at, default_action, correlation_id, trace_id }
+);
+
 #[napi]
 impl NativeDb {
-    /// insertHumanRequest: `deadline_ms` is a duration from now.
+    /// insertHumanRequest: the glue computes `now + deadline_ms` with JS's `+`.
     #[napi]
-    pub fn insert_human_request(
-        &self,
-        env: Env,
-        requester_agent: JsVal,
-        kind: JsVal,
-        prompt: JsVal,
-        schema_json: JsVal,
-        deadline_ms: JsVal,
-        default_action: JsVal,
-        correlation_id: JsVal,
-        trace_id: JsVal,
-    ) -> Result<String> {
+    pub fn insert_human_request(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
+        let HumanRequestInput { requester_agent, kind, prompt, schema_json, deadline_at, default_action, correlation_id, trace_id } = HumanRequestInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let request_id = crate::store::uuid7::next();
-            let now = now();
-            let deadline = add_to_now(now, &deadline_ms)?;
+            let _ = now; // the clock of the call; `deadline_at` is `now + deadline_ms` in JS
             let params = [
                 Bound::text(&request_id),
                 bound_from_js(&requester_agent)?,
@@ -40,7 +39,7 @@ impl NativeDb {
                 bound_from_js(&prompt)?,
                 bound_from_js(&schema_json)?,
                 Bound::text("pending"),
-                deadline.bound(),
+                bound_from_js(&deadline_at)?,
                 bound_from_js(&default_action)?,
                 or_new_id(&correlation_id)?.0,
                 or_new_id(&trace_id)?.0,
@@ -50,9 +49,8 @@ impl NativeDb {
             let mut out = JsonOut::new();
             out.raw("{\"request_id\":");
             out.str(&request_id);
-            out.raw(",\"state\":\"pending\",\"deadline_ms\":");
-            deadline.write(&mut out);
-            out.raw("}");
+            // deadline_ms is the caller-side `now + deadline_ms`, set by the glue.
+            out.raw(",\"state\":\"pending\",\"deadline_ms\":null}");
             Ok(out.finish())
         })
     }

@@ -5,14 +5,21 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
-use crate::store::agents::GET_AGENT;
+use crate::store::agents::{AGENTS_BY_TOPIC, GET_AGENT};
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
-use crate::js::calc::{add_to_now, clamp_number, or_new_id};
-use crate::js::value::JsVal;
-use crate::js::json_out::{is_valid_json, JsonOut, MESSAGE, RAW};
+use crate::js::calc::clamp_number;
+use crate::store::uuid7::or_new_id;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
+use crate::js::json_in::is_valid_json;
+use crate::js::json_out::{JsonOut, MESSAGE, RAW};
+
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did.
+pub(super) const STATEMENTS: &[&str] = &[SET_MESSAGE_STATUS, GET_MESSAGE, INSERT_DEAD_LETTER, INSERT_MESSAGE, RECENT_FOR_AGENT];
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
@@ -49,34 +56,22 @@ const RECENT_FOR_AGENT_WITH_TOPICS_LARGE: &str = "SELECT * FROM messages WHERE r
                        WHERE topic = t.v AND substr(to_agent, 1, 6) = 'topic:'
                        ORDER BY created_at_ms DESC, rowid LIMIT ?3))
  ORDER BY created_at_ms DESC, rowid LIMIT ?3";
-pub const AGENTS_BY_TOPIC: &str =
-    "SELECT a.* FROM agents a, json_each(a.topics_json) t WHERE t.value=? AND a.status != 'offline'";
+
+js_input!(
+    /// auditLog's fields, with `expires_at = now + ttl_ms` and the payload JSON from the glue.
+    AuditLogInput { msg_type, from, to, topic, priority, ttl_ms, expires_at, payload_json, trace_id, correlation_id, status, role_key_wire }
+);
 
 #[napi]
 impl NativeDb {
-    /// auditLog: one INSERT. Returns `[id, created_at_ms, expires_at_ms, correlation_id
-    /// or null, trace_id or null]`; null ids mean "the caller's value" and the glue
-    /// builds the row object from the caller's values around these.
+    /// auditLog: one INSERT. The glue computes `now + ttl_ms` with JS's `+` and builds
+    /// the row object; this returns `[id, correlation_id or null, trace_id or null]`
+    /// (null: the caller's value was kept).
     #[napi]
-    pub fn audit_log(
-        &self,
-        env: Env,
-        msg_type: JsVal,
-        from: JsVal,
-        to: JsVal,
-        topic: JsVal,
-        priority: JsVal,
-        ttl_ms: JsVal,
-        payload_json: JsVal,
-        trace_id: JsVal,
-        correlation_id: JsVal,
-        status: JsVal,
-        role_key_wire: JsVal,
-    ) -> Result<String> {
+    pub fn audit_log(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
+        let AuditLogInput { msg_type, from, to, topic, priority, ttl_ms, expires_at, payload_json, trace_id, correlation_id, status, role_key_wire } = AuditLogInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let id = crate::store::uuid7::next();
-            let now = now();
-            let expires = add_to_now(now, &ttl_ms)?;
             let (correlation, new_correlation) = or_new_id(&correlation_id)?;
             let (trace, new_trace) = or_new_id(&trace_id)?;
             let params = [
@@ -87,8 +82,8 @@ impl NativeDb {
                 bound_from_js(&topic)?,
                 bound_from_js(&priority)?,
                 bound_from_js(&ttl_ms)?,
-                Bound::num(now as f64),
-                expires.bound(),
+                Bound::num(now),
+                bound_from_js(&expires_at)?,
                 correlation,
                 trace,
                 bound_from_js(&payload_json)?,
@@ -99,10 +94,6 @@ impl NativeDb {
             let mut out = JsonOut::new();
             out.raw("[");
             out.str(&id);
-            out.raw(",");
-            out.int(now);
-            out.raw(",");
-            expires.write(&mut out);
             for generated in [new_correlation, new_trace] {
                 out.raw(",");
                 match generated {

@@ -1,11 +1,15 @@
 //! Statement helpers shared by the store modules: every statement is prepared once
 //! (rusqlite's per-connection cache) and rows are written straight to JSON text.
 
+use std::borrow::Cow;
+use std::rc::Rc;
+
 use rusqlite::{CachedStatement, Connection};
 
 use crate::js::bind::{apply, bind_all, bind_args, bind_args_with, Anonymous, Arg, Bound};
 use crate::sqlite::error::SResult;
 use crate::js::json_out::{write_row, JsonOut, RowShape};
+use crate::js::model::Val;
 
 pub fn prepare<'c>(conn: &'c Connection, sql: &str) -> SResult<CachedStatement<'c>> {
     Ok(conn.prepare_cached(sql)?)
@@ -133,4 +137,75 @@ pub fn count(conn: &Connection, sql: &str, params: &[Bound]) -> SResult<i64> {
         Some(row) => Ok(row.get::<_, Option<i64>>(0)?.unwrap_or(0)),
         None => Ok(0),
     }
+}
+
+/// A row read as JS values by column name: the one row reader of the store's
+/// read-modify-write methods. Rows shaped for output (parsed `*_json` columns) also
+/// carry their JSON; raw rows write theirs from the values when returned.
+pub struct Row {
+    names: Rc<[String]>,
+    values: Vec<Val>,
+    shaped_json: Option<String>,
+}
+
+impl Row {
+    /// The column's value (`undefined` for a column the row lacks, as in JS).
+    pub fn get(&self, name: &str) -> Val {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => self.values.get(i).cloned().unwrap_or(Val::Undefined),
+            None => Val::Undefined,
+        }
+    }
+
+    /// The row as JSON text (with the marker prefix when it holds a BLOB).
+    pub fn json(&self) -> Cow<'_, str> {
+        if let Some(j) = &self.shaped_json {
+            return Cow::Borrowed(j);
+        }
+        let mut out = JsonOut::new();
+        out.raw("{");
+        let mut first = true;
+        for (name, value) in self.names.iter().zip(&self.values) {
+            out.key(&mut first, name);
+            value.write_json(&mut out);
+        }
+        out.raw("}");
+        Cow::Owned(out.finish())
+    }
+}
+
+/// Reads the rows of a query bound with the caller's arguments (better-sqlite3 rules);
+/// `limit` stops early (1 for a `.get()`). Text is decoded as V8 decodes it, so a row
+/// holding invalid UTF-8 (a lone surrogate written by a caller) reads like in JS.
+pub fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape, limit: Option<usize>) -> SResult<Vec<Row>> {
+    let mut stmt = prepare(conn, sql)?;
+    let values = bind_args(&stmt, args)?;
+    apply(&mut stmt, &values)?;
+    let names: Rc<[String]> = stmt.column_names().map(|s| s.to_string()).collect();
+    let raw = shape.json.is_empty() && !shape.reflexion_type;
+    let mut rows = stmt.raw_query();
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let mut values = Vec::with_capacity(names.len());
+        for i in 0..names.len() {
+            values.push(Val::from_column(row.get_ref(i)?));
+        }
+        let shaped_json = if raw {
+            None
+        } else {
+            let mut json = JsonOut::new();
+            write_row(&mut json, row, shape)?;
+            Some(json.finish())
+        };
+        out.push(Row { names: names.clone(), values, shaped_json });
+        if limit.is_some_and(|l| out.len() >= l) {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// The first row of a query, if any.
+pub fn read_row(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<Option<Row>> {
+    Ok(read_rows(conn, sql, args, shape, Some(1))?.pop())
 }

@@ -12,7 +12,7 @@ use base64::Engine;
 
 use crate::sqlite::error::{SResult, StoreError};
 use crate::js::value::JsVal;
-use crate::js::json_out::is_valid_json;
+use crate::js::json_in::is_valid_json;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleKey {

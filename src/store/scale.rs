@@ -32,7 +32,7 @@ pub const VERSIONS: &str =
     "(SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version())";
 
 /// What this connection last saw of the file.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 pub struct ScaleState {
     /// `(data_version, schema_version)` when the counters were last recounted.
     counted: Option<(i64, i64)>,
@@ -50,24 +50,26 @@ fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
 
 /// Creates the large-log indexes once the log is large enough (or notes that another
 /// connection did). Called at open and after every sweepExpired.
-pub fn grow_if_large(core: &mut Core) -> SResult<()> {
-    if core.scale.large {
+pub fn grow_if_large(core: &Core) -> SResult<()> {
+    let mut state = core.scale.get();
+    if state.large {
         return Ok(());
     }
     let conn = &core.conn;
     if has_large_log_indexes(conn)? {
-        core.scale.large = true;
+        state.large = true;
     } else if exec::count(conn, "SELECT COALESCE(MAX(rowid), 0) FROM messages", &[])? >= LARGE_LOG_ROWS {
         in_transaction(conn, Behavior::Immediate, || Ok(conn.execute_batch(LARGE_LOG_SQL)?))?;
-        core.scale.large = true;
+        state.large = true;
     }
+    core.scale.set(state);
     Ok(())
 }
 
 /// At open, after the original's steps.
-pub fn open(core: &mut Core) -> SResult<()> {
+pub fn open(core: &Core) -> SResult<()> {
     grow_if_large(core)?;
-    if core.scale.large {
+    if large(core) {
         stats_row(core, &format!("SELECT {VERSIONS}"))?;
     }
     Ok(())
@@ -75,13 +77,13 @@ pub fn open(core: &mut Core) -> SResult<()> {
 
 /// Whether the statements written for the large-log indexes should be used.
 pub fn large(core: &Core) -> bool {
-    core.scale.large
+    core.scale.get().large
 }
 
 /// Runs `large_sql` through [`stats_row`] on a large log, else `small_sql` (the same
 /// columns, counting as the original did) as it is; returns the columns after the first two.
-pub fn stats(core: &mut Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>> {
-    if core.scale.large {
+pub fn stats(core: &Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>> {
+    if large(core) {
         return stats_row(core, large_sql);
     }
     let mut stmt = exec::prepare(&core.conn, small_sql)?;
@@ -95,7 +97,7 @@ pub fn stats(core: &mut Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i
 /// returns the others; recounts first when the versions say the counters may be stale.
 /// (A second pass is taken as it is: a commit by another connection in between is as if
 /// it had come just after this call.)
-pub fn stats_row(core: &mut Core, sql: &str) -> SResult<Vec<i64>> {
+pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
     for pass in 0.. {
         let read = || -> SResult<Vec<i64>> {
             let mut stmt = exec::prepare(&core.conn, sql)?;
@@ -110,17 +112,17 @@ pub fn stats_row(core: &mut Core, sql: &str) -> SResult<Vec<i64>> {
             // schema): recreate them, recount, read again.
             Err(_) if pass == 0 => {
                 core.conn.execute_batch(COUNTERS_SQL)?;
-                core.scale.counted = None;
+                core.scale.set(ScaleState { counted: None, ..core.scale.get() });
                 continue;
             }
             Err(e) => return Err(e),
         };
         let versions = (row[0], row[1]);
-        if pass > 0 || core.scale.counted == Some(versions) {
+        if pass > 0 || core.scale.get().counted == Some(versions) {
             return Ok(row[2..].to_vec());
         }
         core.conn.execute_batch(COUNTERS_SQL)?;
-        core.scale.counted = Some(versions);
+        core.scale.set(ScaleState { counted: Some(versions), ..core.scale.get() });
     }
     unreachable!()
 }

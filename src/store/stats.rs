@@ -3,11 +3,22 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::js::bind::{col_bound, Bound};
+use crate::js::bind::Bound;
+use crate::js::model::Val;
 use crate::native_db::{now, NativeDb};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
 use crate::store::scale;
+
+/// The statements prepared at open, so that a file whose schema lacks what they use
+/// fails in createStore, as the original's eager `prepare` did. (The original's; the
+/// methods below run them combined into one statement per call.)
+pub(super) const STATEMENTS: &[&str] = &[ASSIGN_BY_STATUS, DLQ_DEPTH, ONLINE_AGENTS, TOTAL_MESSAGES];
+
+const ONLINE_AGENTS: &str = "SELECT COUNT(*) as cnt FROM agents WHERE status='online'";
+const TOTAL_MESSAGES: &str = "SELECT COUNT(*) as cnt FROM messages";
+const DLQ_DEPTH: &str = "SELECT COUNT(*) as cnt FROM dead_letters";
+const ASSIGN_BY_STATUS: &str = "SELECT COUNT(*) as cnt FROM assign_jobs WHERE status = ?";
 
 // Each stats method is one statement (one read transaction) of the original's COUNT(*)
 // queries. On a large log (src/store/scale.rs) the row counts of messages and dead_letters
@@ -64,7 +75,8 @@ impl NativeDb {
                     let mut ids = Vec::new();
                     // The original looped over the ids in JS and bound them again.
                     while let Some(row) = rows.next()? {
-                        ids.push(col_bound(row.get_ref(0)?));
+                        // Rebound as JS hands the value back: numbers as REAL, text as decoded.
+                        ids.push(Val::from_column(row.get_ref(0)?).bound()?);
                     }
                     ids
                 };

@@ -1,0 +1,77 @@
+// `triflux-store checkpoint <db> [--truncate]`: copies the WAL's frames into the database
+// file (the one subcommand that writes). Reports the WAL's frames before and after and
+// whether a reader (or writer) kept the checkpoint from completing.
+
+import { statSync } from 'node:fs';
+
+import { openHub, sqlite } from '../open.mjs';
+import { bytes, int, pairs, println } from '../util.mjs';
+
+function walSize(path) {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return null;
+  }
+}
+
+export function run({ args, options, io }) {
+  const path = args[0];
+  const mode = options.truncate ? 'TRUNCATE' : 'PASSIVE';
+  const { db } = openHub(path, { timeout: options.timeout, readonly: false });
+  let result;
+  try {
+    result = sqlite(path, () => {
+      const journalMode = db.pragma('journal_mode', { simple: true });
+      const before = walSize(path);
+      const [{ busy, log, checkpointed }] = db.pragma(`wal_checkpoint(${mode})`);
+      const after = walSize(path);
+      if (log === -1) {
+        return { file: path, mode: mode.toLowerCase(), journal_mode: journalMode, wal: false };
+      }
+      // After a complete TRUNCATE checkpoint the WAL is empty; otherwise the frames not
+      // yet copied into the database are the ones left.
+      const remaining = mode === 'TRUNCATE' && busy === 0 ? 0 : log - checkpointed;
+      return {
+        file: path,
+        mode: mode.toLowerCase(),
+        journal_mode: journalMode,
+        wal: true,
+        frames_before: log,
+        frames_checkpointed: checkpointed,
+        frames_after: remaining,
+        wal_size_before: before,
+        wal_size_after: after,
+        blocked: busy === 1 || checkpointed < log,
+      };
+    });
+  } finally {
+    db.close();
+  }
+  const code = result.wal && result.blocked ? 1 : 0;
+  if (options.json) {
+    println(io.stdout, JSON.stringify(result, null, 2));
+    return code;
+  }
+  if (!result.wal) {
+    println(io.stdout, `${path}: journal mode is ${result.journal_mode}, not wal: nothing to checkpoint`);
+    return 0;
+  }
+  println(
+    io.stdout,
+    pairs([
+      ['mode', result.mode],
+      ['frames before', int(result.frames_before)],
+      ['checkpointed', int(result.frames_checkpointed)],
+      ['frames after', `${int(result.frames_after)} (not yet in the database file)`],
+      ['wal size', `${bytes(result.wal_size_before)} -> ${bytes(result.wal_size_after)}`],
+      [
+        'blocked',
+        result.blocked
+          ? `yes: another connection (a reader's open snapshot, or a writer) kept the checkpoint from completing${mode === 'TRUNCATE' ? ` within ${options.timeout} ms` : ''}`
+          : 'no',
+      ],
+    ]),
+  );
+  return code;
+}

@@ -1,0 +1,82 @@
+// `triflux-store info <db>`: what the file is: schema and library versions, sizes, row
+// counts per table, journal mode.
+
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+import { ident, openHub, sqlite, STORE_SCHEMA_VERSION, tableNames } from '../open.mjs';
+import { bytes, int, pairs, println } from '../util.mjs';
+
+const pkg = createRequire(import.meta.url)('../../../package.json');
+
+function fileSize(path) {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+/** Collects the facts `info` prints (also used by the tests through --json). */
+export function collectInfo(path, options) {
+  const { db, version } = openHub(path, options);
+  try {
+    return sqlite(path, () => {
+      const pragma = (name) => db.pragma(name, { simple: true });
+      const tables = {};
+      for (const name of tableNames(db)) {
+        tables[name] = db.prepare(`SELECT COUNT(*) FROM ${ident(name)}`).pluck().get();
+      }
+      const pageSize = pragma('page_size');
+      const pageCount = pragma('page_count');
+      return {
+        file: path,
+        schema_version: version,
+        store_schema_version: STORE_SCHEMA_VERSION,
+        sqlite_version: db.prepare('SELECT sqlite_version()').pluck().get(),
+        package: { name: pkg.name, version: pkg.version },
+        journal_mode: pragma('journal_mode'),
+        page_size: pageSize,
+        page_count: pageCount,
+        freelist_count: pragma('freelist_count'),
+        file_size: fileSize(path),
+        wal_size: fileSize(`${path}-wal`),
+        tables,
+      };
+    });
+  } finally {
+    db.close();
+  }
+}
+
+export function run({ args, options, io }) {
+  const info = collectInfo(args[0], { timeout: options.timeout });
+  if (options.json) {
+    println(io.stdout, JSON.stringify(info, null, 2));
+    return 0;
+  }
+  const version =
+    info.schema_version === info.store_schema_version
+      ? String(info.schema_version)
+      : `${info.schema_version} (the store writes ${info.store_schema_version}; the hub migrates the file when it opens it)`;
+  println(
+    io.stdout,
+    pairs([
+      ['file', info.file],
+      ['schema version', version],
+      ['sqlite', info.sqlite_version],
+      ['package', `${info.package.name} ${info.package.version}`],
+      ['journal mode', info.journal_mode],
+      ['page size', bytes(info.page_size)],
+      ['pages', `${int(info.page_count)} (${int(info.freelist_count)} free)`],
+      ['file size', bytes(info.file_size)],
+      ['wal size', info.wal_size == null ? 'no -wal file' : bytes(info.wal_size)],
+    ]),
+  );
+  println(io.stdout);
+  const names = Object.keys(info.tables);
+  const width = Math.max(5, ...names.map((n) => n.length));
+  println(io.stdout, `${'table'.padEnd(width)}  rows`);
+  for (const name of names) println(io.stdout, `${name.padEnd(width)}  ${int(info.tables[name])}`);
+  return 0;
+}

@@ -1,0 +1,122 @@
+// Opening a hub database for the command: checks that turn bad input into one-line
+// errors before SQLite sees the file, a read-only connection through this package's
+// `Database` (never `createStore`, which would migrate the file), and the schema version.
+
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+
+import { Database } from 'triflux-native-store';
+
+import { CliError } from './util.mjs';
+
+/** The schema version this package's store writes (src/sql/schema.sql). */
+export const STORE_SCHEMA_VERSION = 6;
+
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+/**
+ * Checks that `path` names an existing SQLite file without opening it through SQLite
+ * (reads its first 16 bytes only). Throws a CliError naming the problem.
+ */
+export function checkFile(path) {
+  if (path === undefined || path === '') throw new CliError('missing database path');
+  let info;
+  try {
+    info = statSync(path);
+  } catch (error) {
+    if (error.code === 'ENOENT') throw new CliError(`${path}: no such file`);
+    throw new CliError(`${path}: ${error.message}`);
+  }
+  if (!info.isFile()) throw new CliError(`${path}: not a regular file`);
+  if (info.size === 0) throw new CliError(`${path}: empty file, not a SQLite database`);
+  const header = Buffer.alloc(16);
+  let fd;
+  try {
+    fd = openSync(path, 'r');
+    readSync(fd, header, 0, 16, 0);
+  } catch (error) {
+    throw new CliError(`${path}: ${error.message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (header.toString('latin1') !== SQLITE_HEADER) throw new CliError(`${path}: not a SQLite database`);
+  return info;
+}
+
+/** Runs `fn`, turning SQLite's errors into one-line CliErrors about `path`. */
+export function sqlite(path, fn) {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if (error && error.name === 'SqliteError') throw new CliError(`${path}: ${error.message} (${error.code})`);
+    throw error;
+  }
+}
+
+/**
+ * The file's schema version from `_meta`, checked: a number no newer than the store's.
+ * Older versions are returned (the hub migrates them when it opens the file).
+ */
+export function schemaVersion(db, path) {
+  return sqlite(path, () => {
+    const meta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_meta'").get();
+    if (!meta) throw new CliError(`${path}: not a triflux hub database (no _meta table)`);
+    const row = db.prepare("SELECT value FROM _meta WHERE key = 'schema_version'").get();
+    if (!row || row.value == null) throw new CliError(`${path}: not a triflux hub database (no schema_version in _meta)`);
+    const text = String(row.value);
+    if (!/^\d+$/.test(text)) throw new CliError(`${path}: unknown schema version "${text}"`);
+    const version = Number(text);
+    if (version > STORE_SCHEMA_VERSION) {
+      throw new CliError(
+        `${path}: schema version ${version} is newer than this triflux-store understands (${STORE_SCHEMA_VERSION}); use a newer triflux-native-store`,
+      );
+    }
+    return version;
+  });
+}
+
+/**
+ * Opens `path` read-only (the file must exist and be a hub database of schema version
+ * 6 or older). `timeout` is SQLite's busy timeout in ms. Returns { db, version }.
+ */
+export function openHub(path, { timeout = 5000, readonly = true } = {}) {
+  checkFile(path);
+  // Validate with a read-only connection first: a read-write connection may checkpoint
+  // the WAL into the file when it closes, and bad input must never change the file.
+  const db = sqlite(path, () => new Database(path, { readonly: true, fileMustExist: true, timeout }));
+  let version;
+  try {
+    version = schemaVersion(db, path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  if (readonly) return { db, version };
+  db.close();
+  const rw = sqlite(path, () => new Database(path, { fileMustExist: true, timeout }));
+  return { db: rw, version };
+}
+
+/** Names of the tables in the file, without SQLite's own (sqlite_*). */
+export function tableNames(db) {
+  return db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .pluck()
+    .all();
+}
+
+/** Throws a one-line error unless every table in `needed` exists (older schema versions lack some). */
+export function requireTables(db, path, version, needed) {
+  const have = new Set(tableNames(db));
+  const missing = needed.filter((t) => !have.has(t));
+  if (missing.length > 0) {
+    throw new CliError(
+      `${path}: schema version ${version} has no ${missing.join(', ')} table${missing.length > 1 ? 's' : ''} (the hub adds ${missing.length > 1 ? 'them' : 'it'} when it next opens the file)`,
+    );
+  }
+}
+
+/** Double-quotes an SQL identifier. */
+export function ident(name) {
+  return `"${String(name).replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,48 @@
+//! `db.backup()` and `db.serialize()`: the native half of lib/backup.cjs, which holds
+//! better-sqlite3's argument checks and steps the backup from the event loop.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::native_db::NativeDb;
+use crate::sqlite::backup;
+
+use super::no_iterators;
+
+#[napi]
+impl NativeDb {
+    /// Starts a backup of schema `attached` into the file `dest`; returns its id.
+    /// `unlink`: `dest` is new, remove it unless the backup completes.
+    #[napi]
+    pub fn backup_start(&self, env: Env, attached: String, dest: String, unlink: bool) -> Result<u32> {
+        self.with(&env, |core| core.backups.borrow_mut().start(&core.conn, &attached, &dest, unlink))
+    }
+
+    /// One `sqlite3_backup_step(pages)`; returns [totalPages, remainingPages].
+    #[napi]
+    pub fn backup_transfer(&self, env: Env, id: u32, pages: i32) -> Result<Vec<i32>> {
+        self.with(&env, |core| {
+            let (total, remaining) = core.backups.borrow_mut().step(id, pages)?;
+            Ok(vec![total, remaining])
+        })
+    }
+
+    /// Ends a backup; a no-op once the connection is closed (closing ended it).
+    #[napi]
+    pub fn backup_close(&self, id: u32) {
+        if let Some(core) = self.core() {
+            if let Ok(mut backups) = core.backups.try_borrow_mut() {
+                backups.close(id);
+            }
+        }
+    }
+
+    /// `db.serialize({ attached })`: the schema's bytes as a Buffer.
+    #[napi]
+    pub fn serialize(&self, env: Env, attached: String) -> Result<Buffer> {
+        self.with(&env, |core| {
+            no_iterators(core)?;
+            Ok(backup::serialize(&core.conn, &attached)?.into())
+        })
+    }
+}

@@ -1,0 +1,316 @@
+//! The one module that calls Node-API directly. Each call is a safe method on [`Napi`]
+//! whose status is checked: a failure is [`StoreError::Pending`] (Node-API fails only
+//! with an exception pending, or on a programming error that the checks turn into a JS
+//! error instead of undefined behaviour). The rest of `js` builds on these methods.
+
+use std::ffi::CStr;
+
+use napi::sys;
+
+use crate::sqlite::error::{SResult, StoreError};
+
+/// A raw JS value of the current call.
+pub type Raw = sys::napi_value;
+
+/// The environment of the current native call.
+#[derive(Clone, Copy)]
+pub struct Napi(sys::napi_env);
+
+fn check(status: sys::napi_status) -> SResult<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(StoreError::Pending)
+    }
+}
+
+/// Runs one Node-API call that writes its result to an out-parameter.
+macro_rules! out {
+    ($init:expr, |$out:ident| $call:expr) => {{
+        #[allow(unused_mut)]
+        let mut $out = $init;
+        // SAFETY: every call passes this module's environment, values of the current
+        // call and a valid out-pointer; Node-API validates the rest and reports a status.
+        check(unsafe { $call })?;
+        Ok::<_, StoreError>($out)
+    }};
+}
+
+/// Element types of typed arrays, as Node-API numbers them.
+pub type TypedArrayType = sys::napi_typedarray_type;
+
+/// Where a typed array's or DataView's bytes are, and how many elements they hold.
+pub struct ViewInfo {
+    pub element_type: Option<TypedArrayType>,
+    pub length: usize,
+    data: *const u8,
+}
+
+impl Napi {
+    pub fn new(env: sys::napi_env) -> Self {
+        Napi(env)
+    }
+
+    pub fn env(self) -> sys::napi_env {
+        self.0
+    }
+
+    // --- reading values ---
+
+    pub fn type_of(self, v: Raw) -> SResult<sys::napi_valuetype> {
+        out!(0, |t| sys::napi_typeof(self.0, v, &mut t))
+    }
+
+    pub fn double(self, v: Raw) -> SResult<f64> {
+        out!(0f64, |n| sys::napi_get_value_double(self.0, v, &mut n))
+    }
+
+    pub fn boolean(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_get_value_bool(self.0, v, &mut b))
+    }
+
+    /// A BigInt as i64 and whether that is exact.
+    pub fn bigint_i64(self, v: Raw) -> SResult<(i64, bool)> {
+        let mut lossless = false;
+        let value = out!(0i64, |n| sys::napi_get_value_bigint_int64(self.0, v, &mut n, &mut lossless))?;
+        Ok((value, lossless))
+    }
+
+    /// A string's UTF-16 units.
+    pub fn utf16(self, v: Raw) -> SResult<Vec<u16>> {
+        let len = out!(0usize, |n| sys::napi_get_value_string_utf16(self.0, v, std::ptr::null_mut(), 0, &mut n))?;
+        let mut buf = vec![0u16; len + 1];
+        let written = out!(0usize, |n| sys::napi_get_value_string_utf16(self.0, v, buf.as_mut_ptr(), len + 1, &mut n))?;
+        buf.truncate(written);
+        Ok(buf)
+    }
+
+    /// The number of UTF-16 units of a string.
+    pub fn utf16_len(self, v: Raw) -> SResult<usize> {
+        out!(0usize, |n| sys::napi_get_value_string_utf16(self.0, v, std::ptr::null_mut(), 0, &mut n))
+    }
+
+    /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them).
+    pub fn utf8(self, v: Raw) -> SResult<Vec<u8>> {
+        let len = out!(0usize, |n| sys::napi_get_value_string_utf8(self.0, v, std::ptr::null_mut(), 0, &mut n))?;
+        let mut buf = vec![0u8; len + 1];
+        let written = out!(0usize, |n| sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), len + 1, &mut n))?;
+        buf.truncate(written);
+        Ok(buf)
+    }
+
+    pub fn coerce_to_string(self, v: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_coerce_to_string(self.0, v, &mut o))
+    }
+
+    pub fn coerce_to_number(self, v: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_coerce_to_number(self.0, v, &mut o))
+    }
+
+    pub fn coerce_to_object(self, v: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_coerce_to_object(self.0, v, &mut o))
+    }
+
+    pub fn is_array(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_array(self.0, v, &mut b))
+    }
+
+    pub fn is_buffer(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_buffer(self.0, v, &mut b))
+    }
+
+    pub fn is_typedarray(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_typedarray(self.0, v, &mut b))
+    }
+
+    pub fn is_dataview(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_dataview(self.0, v, &mut b))
+    }
+
+    /// A typed array's element type, element count and data.
+    pub fn typedarray_info(self, v: Raw) -> SResult<ViewInfo> {
+        let (mut ty, mut length, mut data, mut buffer, mut offset) = (0, 0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        out!((), |_u| sys::napi_get_typedarray_info(self.0, v, &mut ty, &mut length, &mut data, &mut buffer, &mut offset))?;
+        Ok(ViewInfo { element_type: Some(ty), length, data: data as *const u8 })
+    }
+
+    /// A DataView's byte length and data.
+    pub fn dataview_info(self, v: Raw) -> SResult<ViewInfo> {
+        let (mut length, mut data, mut buffer, mut offset) = (0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        out!((), |_u| sys::napi_get_dataview_info(self.0, v, &mut length, &mut data, &mut buffer, &mut offset))?;
+        Ok(ViewInfo { element_type: None, length, data: data as *const u8 })
+    }
+
+    /// A Buffer's byte length and data.
+    pub fn buffer_info(self, v: Raw) -> SResult<ViewInfo> {
+        let (mut data, mut length) = (std::ptr::null_mut(), 0usize);
+        out!((), |_u| sys::napi_get_buffer_info(self.0, v, &mut data, &mut length))?;
+        Ok(ViewInfo { element_type: None, length, data: data as *const u8 })
+    }
+
+    /// Copies `byte_len` bytes of a view described by [`Napi::typedarray_info`] and friends.
+    /// The caller computes `byte_len` from Node-API's own figures (never more than the view).
+    pub fn view_bytes(self, info: &ViewInfo, byte_len: usize) -> Vec<u8> {
+        if info.data.is_null() || byte_len == 0 {
+            return Vec::new();
+        }
+        // SAFETY: Node-API reported the view's data pointer; `byte_len` is at most its size
+        // (element count times the size of a known element type, or its byte length).
+        unsafe { std::slice::from_raw_parts(info.data, byte_len) }.to_vec()
+    }
+
+    pub fn prototype(self, v: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_prototype(self.0, v, &mut o))
+    }
+
+    pub fn strict_equals(self, a: Raw, b: Raw) -> SResult<bool> {
+        out!(false, |b2| sys::napi_strict_equals(self.0, a, b, &mut b2))
+    }
+
+    // --- objects and properties ---
+
+    pub fn global(self) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_global(self.0, &mut o))
+    }
+
+    pub fn named_property(self, obj: Raw, key: &CStr) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut o))
+    }
+
+    pub fn property(self, obj: Raw, key: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_property(self.0, obj, key, &mut o))
+    }
+
+    pub fn has_own_property(self, obj: Raw, key: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_has_own_property(self.0, obj, key, &mut b))
+    }
+
+    pub fn set_property(self, obj: Raw, key: Raw, value: Raw) -> SResult<()> {
+        out!((), |_u| sys::napi_set_property(self.0, obj, key, value))
+    }
+
+    pub fn set_named_property(self, obj: Raw, key: &CStr, value: Raw) -> SResult<()> {
+        out!((), |_u| sys::napi_set_named_property(self.0, obj, key.as_ptr(), value))
+    }
+
+    pub fn array_length(self, v: Raw) -> SResult<u32> {
+        out!(0u32, |n| sys::napi_get_array_length(self.0, v, &mut n))
+    }
+
+    pub fn element(self, v: Raw, index: u32) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_element(self.0, v, index, &mut o))
+    }
+
+    pub fn set_element(self, array: Raw, index: u32, value: Raw) -> SResult<()> {
+        out!((), |_u| sys::napi_set_element(self.0, array, index, value))
+    }
+
+    /// `Object.keys(obj)` as an array.
+    pub fn property_names(self, obj: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_property_names(self.0, obj, &mut o))
+    }
+
+    /// Own enumerable string keys with numbers as strings (`Object.keys` of any object).
+    pub fn own_enumerable_string_keys(self, obj: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_all_property_names(
+            self.0,
+            obj,
+            sys::KeyCollectionMode::own_only,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+            sys::KeyConversion::numbers_to_strings,
+            &mut o,
+        ))
+    }
+
+    // --- creating values ---
+
+    pub fn undefined(self) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_undefined(self.0, &mut o))
+    }
+
+    pub fn null(self) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_null(self.0, &mut o))
+    }
+
+    pub fn bool_value(self, b: bool) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_boolean(self.0, b, &mut o))
+    }
+
+    pub fn number(self, n: f64) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_double(self.0, n, &mut o))
+    }
+
+    /// A string from UTF-8 bytes, decoded by V8 (invalid sequences become U+FFFD).
+    pub fn string_utf8(self, bytes: &[u8]) -> SResult<Raw> {
+        let ptr = if bytes.is_empty() { c"".as_ptr() } else { bytes.as_ptr().cast() };
+        out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf8(self.0, ptr, bytes.len() as isize, &mut o))
+    }
+
+    pub fn string_utf16(self, units: &[u16]) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf16(self.0, units.as_ptr(), units.len() as isize, &mut o))
+    }
+
+    /// A Buffer holding a copy of `bytes`.
+    pub fn buffer_copy(self, bytes: &[u8]) -> SResult<Raw> {
+        let ptr = if bytes.is_empty() { c"".as_ptr().cast() } else { bytes.as_ptr().cast() };
+        let mut data = std::ptr::null_mut();
+        out!(std::ptr::null_mut(), |o| sys::napi_create_buffer_copy(self.0, bytes.len(), ptr, &mut data, &mut o))
+    }
+
+    pub fn array(self, len: usize) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_array_with_length(self.0, len, &mut o))
+    }
+
+    pub fn object(self) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_object(self.0, &mut o))
+    }
+
+    // --- functions, scripts and references ---
+
+    pub fn call(self, this: Raw, f: Raw, args: &[Raw]) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_call_function(self.0, this, f, args.len(), args.as_ptr(), &mut o))
+    }
+
+    pub fn new_instance(self, ctor: Raw, args: &[Raw]) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_new_instance(self.0, ctor, args.len(), args.as_ptr(), &mut o))
+    }
+
+    pub fn run_script(self, source: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_run_script(self.0, source, &mut o))
+    }
+
+    /// A strong reference that keeps `v` alive until [`Napi::delete_reference`].
+    pub fn reference(self, v: Raw) -> SResult<sys::napi_ref> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_reference(self.0, v, 1, &mut o))
+    }
+
+    pub fn reference_value(self, r: sys::napi_ref) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_reference_value(self.0, r, &mut o))
+    }
+
+    pub fn delete_reference(self, r: sys::napi_ref) -> SResult<()> {
+        out!((), |_u| sys::napi_delete_reference(self.0, r))
+    }
+
+    // --- exceptions ---
+
+    pub fn exception_pending(self) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_exception_pending(self.0, &mut b))
+    }
+
+    pub fn throw(self, error: Raw) -> SResult<()> {
+        out!((), |_u| sys::napi_throw(self.0, error))
+    }
+
+    pub fn error(self, message: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_error(self.0, std::ptr::null_mut(), message, &mut o))
+    }
+
+    pub fn type_error(self, message: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_type_error(self.0, std::ptr::null_mut(), message, &mut o))
+    }
+
+    pub fn range_error(self, message: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_range_error(self.0, std::ptr::null_mut(), message, &mut o))
+    }
+}

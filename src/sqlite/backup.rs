@@ -1,0 +1,195 @@
+//! Online backups of a connection and its serialization, for `db.backup()` and
+//! `db.serialize()` (better-sqlite3 12's src/objects/backup.cpp and
+//! `Database::JS_serialize`). A backup is stepped from JS, one step per native call; the
+//! backups of a connection live in its `Core` and are finished before it closes, as
+//! better-sqlite3 does. No napi here.
+
+use rusqlite::{ffi, Connection};
+
+use super::connection::{self, OpenMode};
+use super::error::{SResult, StoreError};
+use super::raw::{self, RawBackup};
+
+/// One backup in progress.
+struct Job {
+    backup: Option<RawBackup>,
+    path: String,
+    /// Remove the destination file when the job ends unfinished (it did not exist).
+    unlink: bool,
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        // Finish and close the destination first, then remove an unfinished new file.
+        drop(self.backup.take());
+        if self.unlink {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The backups of one connection, addressed by id.
+#[derive(Default)]
+pub struct Backups {
+    slots: Vec<Option<Job>>,
+}
+
+impl Backups {
+    /// Opens `dest` (created if missing) and starts copying schema `source_name` of
+    /// `source` into it. `unlink`: the file is new; remove it unless the copy completes.
+    pub fn start(&mut self, source: &Connection, source_name: &str, dest: &str, unlink: bool) -> SResult<u32> {
+        // better-sqlite3 opens the destination read-write with no busy timeout: a locked
+        // destination makes a step return SQLITE_BUSY, retried by the next step.
+        let mode = OpenMode { readonly: false, file_must_exist: false, timeout_ms: Some(0.0) };
+        let conn = connection::open(dest, mode)?;
+        let backup = RawBackup::init(source, source_name, conn)?;
+        let job = Job { backup: Some(backup), path: dest.to_string(), unlink };
+        Ok(match self.slots.iter().position(Option::is_none) {
+            Some(i) => {
+                self.slots[i] = Some(job);
+                i as u32
+            }
+            None => {
+                self.slots.push(Some(job));
+                (self.slots.len() - 1) as u32
+            }
+        })
+    }
+
+    /// One step of `pages` pages; returns (totalPages, remainingPages). SQLITE_BUSY is
+    /// not an error (the next step retries); other failures are reported by their primary
+    /// code and SQLite's text for it, as better-sqlite3 does.
+    pub fn step(&mut self, id: u32, pages: i32) -> SResult<(i32, i32)> {
+        let job = self
+            .slots
+            .get_mut(id as usize)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| StoreError::type_error("The backup is closed"))?;
+        let backup = job.backup.as_mut().ok_or_else(|| StoreError::type_error("The backup is closed"))?;
+        let status = backup.step(pages) & 0xff;
+        match status {
+            ffi::SQLITE_OK | ffi::SQLITE_BUSY => {}
+            ffi::SQLITE_DONE => job.unlink = false,
+            code => return Err(StoreError::sqlite(code, raw::errstr(code))),
+        }
+        Ok(backup.progress())
+    }
+
+    /// Ends one backup (finishing it; an unfinished new file is removed).
+    pub fn close(&mut self, id: u32) {
+        if let Some(slot) = self.slots.get_mut(id as usize) {
+            *slot = None;
+        }
+    }
+
+    /// Ends every backup; called before the connection closes.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+    }
+}
+
+/// `sqlite3_serialize` of schema `name` (rusqlite's `serialize`). As in better-sqlite3, an
+/// unknown schema is the Error "Out of memory", and a database SQLite cannot give a first
+/// page to (an empty read-only file) serializes to no bytes.
+pub fn serialize(conn: &Connection, name: &str) -> SResult<Vec<u8>> {
+    let known = {
+        let mut stmt = conn.prepare("SELECT name FROM pragma_database_list")?;
+        let names = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        names.iter().any(|n| n.eq_ignore_ascii_case(name))
+    };
+    if !known {
+        return Err(StoreError::error("Out of memory"));
+    }
+    match super::raw::serialize(conn, name)? {
+        Some(data) => Ok(data),
+        None => {
+            let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+            let pages: i64 = conn.query_row(&format!("PRAGMA {quoted}.page_count"), [], |r| r.get(0))?;
+            if pages == 0 {
+                Ok(Vec::new())
+            } else {
+                Err(StoreError::error("Out of memory"))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_path(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("tfx-backup-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        dir.to_string_lossy().into_owned()
+    }
+
+    fn source(rows: i64) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)").unwrap();
+        for i in 0..rows {
+            conn.execute("INSERT INTO t (v) VALUES (?)", [format!("{i}:{}", "x".repeat(500))]).unwrap();
+        }
+        conn
+    }
+
+    #[test]
+    fn steps_copy_every_page_and_keep_the_finished_file() {
+        let src = source(200);
+        let path = temp_path("done");
+        let mut backups = Backups::default();
+        let id = backups.start(&src, "main", &path, true).unwrap();
+        let (total, remaining) = backups.step(id, 0).unwrap();
+        assert!(total > 10);
+        assert_eq!(remaining, total, "a 0-page step copies nothing");
+        let mut steps = 0;
+        loop {
+            let (t, r) = backups.step(id, 5).unwrap();
+            assert_eq!(t, total);
+            steps += 1;
+            if r == 0 {
+                break;
+            }
+        }
+        assert_eq!(steps, (total + 4) / 5);
+        backups.close(id);
+        let copy = Connection::open(&path).unwrap();
+        let n: i64 = copy.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 200);
+        drop(copy);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn an_unfinished_new_file_is_removed_and_clear_ends_every_backup() {
+        let src = source(200);
+        let (a, b) = (temp_path("a"), temp_path("b"));
+        let mut backups = Backups::default();
+        let ida = backups.start(&src, "main", &a, true).unwrap();
+        let idb = backups.start(&src, "main", &b, false).unwrap();
+        assert_ne!(ida, idb);
+        backups.step(ida, 3).unwrap();
+        backups.step(idb, 3).unwrap();
+        assert!(std::path::Path::new(&a).exists());
+        backups.clear();
+        assert!(!std::path::Path::new(&a).exists(), "new and unfinished: removed");
+        assert!(std::path::Path::new(&b).exists(), "not new: kept");
+        assert!(backups.step(ida, 1).is_err());
+        // The source closes cleanly: no backup is left on it.
+        src.close().unwrap();
+        std::fs::remove_file(&b).unwrap();
+    }
+
+    #[test]
+    fn unknown_schemas_fail_like_better_sqlite3() {
+        let src = source(1);
+        let mut backups = Backups::default();
+        let err = backups.start(&src, "nope", &temp_path("nope"), true).unwrap_err();
+        assert!(format!("{err:?}").contains("unknown database nope"), "{err:?}");
+        let mut conn = Connection::open_in_memory().unwrap();
+        assert!(format!("{:?}", serialize(&mut conn, "nope").unwrap_err()).contains("Out of memory"));
+        // SQLite gives an empty database its first page before serializing it.
+        assert_eq!(serialize(&mut conn, "main").unwrap().len(), 4096);
+        let _ = std::fs::remove_file(temp_path("nope"));
+    }
+}
