@@ -395,6 +395,23 @@ test('check: a v6 file and a migrated v5 file are clean (exit 0)', async (t) => 
   assert.equal(JSON.parse(m.stdout).clean, true);
 });
 
+test('check: a file with the large-log indexes is clean, and one missing one of them is not', async (t) => {
+  const path = join(tempDir(t), 'large.db');
+  const store = createStore(path);
+  store.db.transaction(() => {
+    for (let i = 0; i < 10_000; i++) store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
+  })();
+  store.sweepExpired(); // adds the large-log indexes
+  store.close();
+  const r = await cli(['check', path, '--json']);
+  assert.equal(r.status, 0, r.stdout);
+  assert.deepEqual(JSON.parse(r.stdout).findings, []);
+  await execInChild(path, 'DROP INDEX idx_messages_status_time');
+  const m = await cli(['check', path, '--json']);
+  assert.equal(m.status, 1);
+  assert.deepEqual(JSON.parse(m.stdout).findings.map((f) => `${f.kind} ${f.name}`), ['missing_index idx_messages_status_time']);
+});
+
 test('check names every finding of an old schema and exits 1', async (t) => {
   const v4 = fixtureCopy(t, 'hub-v4.db');
   const before = sha256(v4);

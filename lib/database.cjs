@@ -19,8 +19,34 @@ const NOT_OPEN = 'The database connection is not open';
 
 const notSupported = (what) => new TypeError(`${what} is not supported by triflux-native-store`);
 
-/** Finalizes the Rust statement once its JS object is collected. */
+/** Finalizes a Rust statement once nothing in JS can reach it any more. */
 const statementRegistry = new FinalizationRegistry(({ n, id }) => n.facadeFinalize(id));
+
+// Statement reuse. `db.prepare(sql)` per call (what hub/store-adapter.mjs does) used to
+// leave one Rust statement per call alive until V8 collected its JS object and then ran
+// the FinalizationRegistry callback, which only happens when the event loop turns: a loop
+// that awaits only promises grew without bound. Now Statements of the same source text
+// share one prepared Rust statement (run/get/all/columns bind, step and reset it within
+// one call, so sharing is invisible), looked up by source in a per-connection Map of at
+// most SHARED_MAX entries (oldest evicted first). A statement that holds state across
+// calls — bind() (permanent parameters) or iterate() (an open cursor) — first gets a
+// statement of its own. A shared statement is finalized once it is evicted and no
+// Statement refers to it.
+const SHARED_MAX = 256;
+const sharedByConnection = new WeakMap();
+
+function sharedStatement(n, source) {
+  let cache = sharedByConnection.get(n);
+  if (cache === undefined) sharedByConnection.set(n, (cache = new Map()));
+  const hit = cache.get(source);
+  // A closed connection prepares nothing: the native call throws better-sqlite3's error.
+  if (hit !== undefined && n.open) return hit;
+  const entry = unpackStatement(native.facadePrepare(n.handle, source));
+  statementRegistry.register(entry, { n, id: entry.id });
+  if (cache.size >= SHARED_MAX) cache.delete(cache.keys().next().value);
+  cache.set(source, entry);
+  return entry;
+}
 
 function booleanArg(args) {
   if (args.length === 0) return true;
@@ -32,17 +58,20 @@ class Statement {
   #n;
   #h;
   #id;
+  /** The shared statement (kept referenced while this object lives), or null once private. */
+  #shared;
   #reader;
   #mode = FLAT;
   #bound = false;
   #locked = false;
 
-  constructor(token, n, db, source, packed) {
+  constructor(token, n, db, source, shared) {
     if (token !== kCreate) throw new TypeError('Statements can only be constructed by the db.prepare() method');
-    const { id, reader, readonly } = unpackStatement(packed);
+    const { id, reader, readonly } = shared;
     this.#n = n;
     this.#h = n.handle;
     this.#id = id;
+    this.#shared = shared;
     this.#reader = reader;
     // Own read-only data properties, like better-sqlite3's (Object.freeze is far cheaper
     // than defineProperties; `busy` is a prototype getter).
@@ -51,7 +80,15 @@ class Statement {
     this.source = source;
     this.database = db;
     Object.freeze(this);
-    statementRegistry.register(this, { n, id });
+  }
+
+  /** Gives this statement a Rust statement of its own (before bind() or iterate()). */
+  #ownStatement() {
+    if (this.#shared === null) return;
+    const { id } = unpackStatement(native.facadePrepare(this.#h, this.source));
+    this.#id = id;
+    this.#shared = null;
+    statementRegistry.register(this, { n: this.#n, id });
   }
 
   run(...params) {
@@ -77,6 +114,7 @@ class Statement {
   iterate(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
+    this.#ownStatement();
     const n = this.#n;
     const id = this.#id;
     const mode = this.#mode;
@@ -120,6 +158,7 @@ class Statement {
   bind(...params) {
     if (this.#bound) throw new TypeError('The bind() method can only be invoked once per statement object');
     if (this.#locked) throw new TypeError(BUSY_STMT);
+    this.#ownStatement();
     this.#n.facadeBind(this.#id, params);
     this.#bound = true;
     return this;
@@ -247,7 +286,7 @@ Object.assign(Database.prototype, {
   prepare(source) {
     if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
     const n = this[kNative];
-    return new Statement(kCreate, n, this, source, native.facadePrepare(n.handle, source));
+    return new Statement(kCreate, n, this, source, sharedStatement(n, source));
   },
 
   exec(source) {

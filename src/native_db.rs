@@ -32,6 +32,8 @@ pub struct Core {
     pub path: String,
     pub memory: bool,
     pub readonly: bool,
+    /// Large-log indexes and row counters (issue 10); only used by the store.
+    pub scale: std::cell::Cell<crate::store::scale::ScaleState>,
 }
 
 /// The connection slot: shared by the NativeDb object and the handle registry (the
@@ -138,6 +140,7 @@ impl NativeDb {
                     path: path.clone(),
                     memory,
                     readonly: mode.readonly,
+                    scale: Default::default(),
                 };
                 let inner: Slot = Rc::new(SlotState { core: RefCell::new(Some(Rc::new(core))), active: Cell::new(0) });
                 let handle = register(&inner);
@@ -153,6 +156,7 @@ impl NativeDb {
     pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
         self.with(&env, |core| {
             let warnings = crate::sqlite::schema::open_store(&core.conn)?;
+            crate::store::scale::open(core)?;
             crate::store::prepare_statements(&core.conn)?;
             Ok(warnings)
         })
@@ -209,12 +213,12 @@ impl NativeDb {
             *self.inner.core.borrow_mut() = Some(Rc::new(core));
             return Err(busy().throw(env.raw()));
         }
-        let Core { statements, backups, conn, path, memory, readonly } = core;
+        let Core { statements, backups, conn, path, memory, readonly, scale } = core;
         statements.borrow_mut().clear();
         backups.borrow_mut().clear();
         if let Err((conn, e)) = conn.close() {
             // Keep the connection usable rather than leak it half-closed.
-            let core = Core { statements, backups, conn, path, memory, readonly };
+            let core = Core { statements, backups, conn, path, memory, readonly, scale };
             *self.inner.core.borrow_mut() = Some(Rc::new(core));
             return Err(StoreError::from(e).throw(env.raw()));
         }

@@ -7,6 +7,16 @@ use crate::sqlite::error::SResult;
 
 pub const SCHEMA_VERSION: &str = "6";
 pub const SCHEMA_SQL: &str = include_str!("schema.sql");
+/// Indexes for a large log (issue 10); see src/store/scale.rs.
+pub const LARGE_LOG_SQL: &str = include_str!("large_log.sql");
+/// Connection-local row counters (issue 10); see src/store/scale.rs.
+pub const COUNTERS_SQL: &str = include_str!("counters.sql");
+/// `journal_size_limit` set at open: once a checkpoint has copied every frame back (no
+/// reader pins the WAL any more), the next commit restarts the WAL and truncates the file
+/// to this size. The original set none, so a WAL that a long reader let grow kept its
+/// size until the last connection closed. Changeable per connection with
+/// `store.db.pragma('journal_size_limit = N')` (-1: no limit).
+pub const JOURNAL_SIZE_LIMIT: i64 = 16 * 1024 * 1024;
 
 fn has_table(conn: &Connection, table: &str) -> SResult<bool> {
     Ok(conn
@@ -60,6 +70,7 @@ pub fn open_store(conn: &Connection) -> SResult<Vec<String>> {
     conn.execute_batch("PRAGMA foreign_keys = ON")?;
     conn.query_row("PRAGMA busy_timeout = 5000", [], |_| Ok(())).optional()?;
     conn.query_row("PRAGMA wal_autocheckpoint = 1000", [], |_| Ok(())).optional()?;
+    conn.query_row(&format!("PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}"), [], |_| Ok(())).optional()?;
 
     conn.execute_batch("CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT)")?;
     let current: Option<String> = conn

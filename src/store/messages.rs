@@ -27,10 +27,35 @@ const SET_MESSAGE_STATUS: &str = "UPDATE messages SET status=? WHERE id=?";
 const INSERT_DEAD_LETTER: &str =
     "INSERT OR REPLACE INTO dead_letters (message_id, reason, failed_at_ms, last_error) VALUES (?,?,?,?)";
 const GET_MESSAGE: &str = "SELECT * FROM messages WHERE id=?";
+// Newest first for one recipient: the original's statements, run as they are while the
+// log is small (src/store/scale.rs), and their rewrites for the large-log indexes. Both
+// give the same rows in the same order, ties included:
+// * without topics, the original's plan read idx_messages_to_agent(to_agent, status) and
+//   sorted by created_at_ms with a sort that keeps the scan order for ties, so rows with
+//   equal created_at_ms came back by status (text order), then rowid;
+// * with topics, it scanned the whole table (the OR has no index), so ties came back by
+//   rowid.
 const RECENT_FOR_AGENT: &str = "SELECT * FROM messages WHERE to_agent=? ORDER BY created_at_ms DESC LIMIT ?";
 const RECENT_FOR_AGENT_WITH_TOPICS: &str = "SELECT * FROM messages WHERE to_agent=?
  OR (substr(to_agent, 1, 6)='topic:' AND topic IN (SELECT value FROM json_each(?)))
  ORDER BY created_at_ms DESC LIMIT ?";
+// The rule spelled out; idx_messages_to_agent_recent(to_agent, created_at_ms DESC, status)
+// holds exactly this order (an index ends with the rowid, ascending), so the rows come
+// straight off the index: O(log n + limit).
+const RECENT_FOR_AGENT_LARGE: &str =
+    "SELECT * FROM messages WHERE to_agent=? ORDER BY created_at_ms DESC, status, rowid LIMIT ?";
+// The recipient's newest ?3 (by created_at_ms, then rowid) and each topic's newest ?3 from
+// idx_messages_topic_recent (partial: `topic:` rows only), then the newest ?3 of their
+// union: O(topics × log n + limit). `topic = value` compares as `topic IN (SELECT value …)`
+// did (the column's TEXT affinity applies to the JSON values); a row found twice counts once.
+const RECENT_FOR_AGENT_WITH_TOPICS_LARGE: &str = "SELECT * FROM messages WHERE rowid IN (
+   SELECT r FROM (SELECT rowid AS r FROM messages WHERE to_agent = ?1 ORDER BY created_at_ms DESC, rowid LIMIT ?3)
+   UNION ALL
+   SELECT m.rowid FROM (SELECT DISTINCT value AS v FROM json_each(?2)) t, messages m
+    WHERE m.rowid IN (SELECT rowid FROM messages
+                       WHERE topic = t.v AND substr(to_agent, 1, 6) = 'topic:'
+                       ORDER BY created_at_ms DESC, rowid LIMIT ?3))
+ ORDER BY created_at_ms DESC, rowid LIMIT ?3";
 
 js_input!(
     /// auditLog's fields, with `expires_at = now + ttl_ms` and the payload JSON from the glue.
@@ -125,14 +150,21 @@ impl NativeDb {
             } else {
                 Some(bound_from_js(&topics_json)?)
             };
+            let large = crate::store::scale::large(core);
+            let conn = &core.conn;
             match topics {
-                Some(t) => exec::rows_text(
-                    &core.conn,
-                    RECENT_FOR_AGENT_WITH_TOPICS,
-                    &[Arg::Js(agent_id), Arg::Val(&t), Arg::Val(&limit)],
-                    &MESSAGE,
-                ),
-                None => exec::rows_text(&core.conn, RECENT_FOR_AGENT, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE),
+                Some(t) => {
+                    let args = [Arg::Js(agent_id), Arg::Val(&t), Arg::Val(&limit)];
+                    if large {
+                        exec::rows_text_numbered(conn, RECENT_FOR_AGENT_WITH_TOPICS_LARGE, 3, &args, &MESSAGE)
+                    } else {
+                        exec::rows_text(conn, RECENT_FOR_AGENT_WITH_TOPICS, &args, &MESSAGE)
+                    }
+                }
+                None => {
+                    let sql = if large { RECENT_FOR_AGENT_LARGE } else { RECENT_FOR_AGENT };
+                    exec::rows_text(conn, sql, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE)
+                }
             }
         })
     }

@@ -1,6 +1,7 @@
 //! The hub's store methods, one file per area, as `#[napi] impl NativeDb` blocks.
 
 pub mod queries;
+pub mod scale;
 pub mod uuid7;
 
 mod agents;

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use rusqlite::{CachedStatement, Connection};
 
-use crate::js::bind::{apply, bind_all, bind_args, Arg, Bound};
+use crate::js::bind::{apply, bind_all, bind_args, bind_args_with, Anonymous, Arg, Bound};
 use crate::sqlite::error::SResult;
 use crate::js::json_out::{write_row, JsonOut, RowShape};
 use crate::js::model::Val;
@@ -100,6 +100,17 @@ pub fn row_text(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape
 pub fn rows_text(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<String> {
     let mut out = JsonOut::new();
     all_json_args(&mut out, conn, sql, args, shape)?;
+    Ok(out.finish())
+}
+
+/// [`rows_text`] for a statement that reuses numbered parameters (`?1 … ?n`) where the
+/// original had `n` anonymous ones: the caller's values bind as they bound there.
+pub fn rows_text_numbered(conn: &Connection, sql: &str, n: usize, args: &[Arg<'_>], shape: &RowShape) -> SResult<String> {
+    let mut stmt = prepare(conn, sql)?;
+    let values = bind_args_with(&Anonymous(n), args)?;
+    apply(&mut stmt, &values)?;
+    let mut out = JsonOut::new();
+    all_rows(&mut out, stmt, shape)?;
     Ok(out.finish())
 }
 

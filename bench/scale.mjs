@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+// Per-tick reads against a growing log: each method at 1k, 10k, 100k and 1M messages, on this
+// package and on better-sqlite3 running the original store's statements (copied from the
+// v6 spec, the same way bench/baseline.mjs does), time per call and growth. See bench/README.md.
+//
+//   node bench/scale.mjs                         # sizes 1k,10k,100k,1M, case "realistic"
+//   node bench/scale.mjs --sizes 1k,100k --case bursts --only getHubStats,sweepExpired
+//
+// Files are generated once per (case, size) into --cache (default: <tmpdir>/triflux-scale)
+// by better-sqlite3 with the original schema, in one transaction; the addon works on a copy
+// (its first open adds this package's indexes: that open time is printed). Every run
+// refreshes the recent part of the log on both files with the same `now`, so the outputs
+// can be compared. Each side runs in its own child process: never open one file with both
+// SQLite libraries in one process.
+
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { originalMethods } from './original-tick.mjs';
+import { agentId, generate, refreshRecent, roleWires } from './scale-data.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+const METHODS = [
+  'getAuditMessagesForAgent+topics',
+  'getAuditMessagesForAgent',
+  'pollForAgent',
+  'getDeliveryStats',
+  'sweepExpired',
+  'getQueueDepths',
+  'getHubStats',
+  'getAuditStats',
+  'expireHumanRequests',
+  'sweepStaleAgents',
+  'listRolesWithExpiredHolder',
+  'listPendingRoleMessages',
+];
+
+function parseArgs(argv) {
+  const o = { sizes: '1k,10k,100k,1M', case: 'realistic', only: null, ms: 150, reps: 5, cache: join(tmpdir(), 'triflux-scale'), side: 'both' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = () => argv[++i];
+    if (a === '--sizes') o.sizes = v();
+    else if (a === '--case') o.case = v();
+    else if (a === '--only') o.only = v().split(',');
+    else if (a === '--ms') o.ms = Number(v());
+    else if (a === '--reps') o.reps = Number(v());
+    else if (a === '--cache') o.cache = v();
+    else if (a === '--side') o.side = v();
+    else if (a === '--fresh') o.fresh = true;
+    else if (a === '--json') o.json = v();
+    else if (a === '--child') o.child = v();
+    else if (a === '--file') o.file = v();
+    else if (a === '--now') o.now = Number(v());
+    else if (a === '--gen') o.gen = v();
+    else if (a === '--n') o.n = Number(v());
+    else if (a === '--help') o.help = true;
+    else throw new Error(`unknown option ${a}`);
+  }
+  return o;
+}
+
+const sizeOf = (s) => {
+  const m = /^(\d+)([kKmM]?)$/u.exec(s.trim());
+  if (!m) throw new Error(`bad size ${s}`);
+  return Number(m[1]) * (m[2] === '' ? 1 : /k/iu.test(m[2]) ? 1000 : 1_000_000);
+};
+
+// ------------------------------------------------------------ child: time one side
+
+function calls(store, now) {
+  const wire = roleWires()[0];
+  return {
+    'getAuditMessagesForAgent+topics': () => store.getAuditMessagesForAgent(agentId(7), { max_messages: 20 }),
+    getAuditMessagesForAgent: () => store.getAuditMessagesForAgent(agentId(42), { max_messages: 20 }),
+    pollForAgent: () => store.pollForAgent(agentId(42), { max_messages: 20 }),
+    getDeliveryStats: () => store.getDeliveryStats(),
+    sweepExpired: () => store.sweepExpired(),
+    getQueueDepths: () => store.getQueueDepths(),
+    getHubStats: () => store.getHubStats(),
+    getAuditStats: () => store.getAuditStats(),
+    expireHumanRequests: () => store.expireHumanRequests(),
+    sweepStaleAgents: () => store.sweepStaleAgents(),
+    listRolesWithExpiredHolder: () => store.listRolesWithExpiredHolder(now),
+    listPendingRoleMessages: () => store.listPendingRoleMessages(wire, now),
+  };
+}
+
+function fnv(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16);
+}
+
+async function child(o) {
+  let store;
+  let openMs;
+  let close;
+  if (o.child === 'baseline') {
+    const Database = require('better-sqlite3');
+    const t0 = performance.now();
+    const db = new Database(o.file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('wal_autocheckpoint = 1000');
+    openMs = performance.now() - t0;
+    refreshRecent(db, o.now);
+    store = originalMethods(db);
+    close = () => db.close();
+  } else {
+    const { createStore } = await import('../index.mjs');
+    const t0 = performance.now();
+    store = createStore(o.file);
+    openMs = performance.now() - t0;
+    refreshRecent(store.db, o.now);
+    close = () => store.close();
+  }
+  const fns = calls(store, Date.now() + 60_000);
+  const out = { openMs, methods: {} };
+  for (const name of METHODS) {
+    if (o.only && !o.only.includes(name)) continue;
+    const fn = fns[name];
+    const result = JSON.stringify(fn());
+    fn();
+    fn();
+    const perCall = [];
+    for (let r = 0; r < o.reps; r++) {
+      let n = 0;
+      const t0 = performance.now();
+      let t = t0;
+      while (n < 3 || t - t0 < o.ms) {
+        fn();
+        n += 1;
+        t = performance.now();
+      }
+      perCall.push(((t - t0) * 1000) / n);
+    }
+    perCall.sort((a, b) => a - b);
+    out.methods[name] = { us: perCall[perCall.length >> 1], hash: fnv(result), sample: result.slice(0, 160) };
+  }
+  close();
+  process.stdout.write(JSON.stringify(out));
+}
+
+// ------------------------------------------------------------ orchestrator
+
+function runChild(args) {
+  const text = execFileSync(process.execPath, [join(here, 'scale.mjs'), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return text ? JSON.parse(text) : null;
+}
+
+const fmt = (us) => (us == null ? '-' : us >= 1000 ? `${(us / 1000).toFixed(us >= 100_000 ? 0 : 1)} ms` : `${us.toFixed(us >= 100 ? 0 : 1)} µs`);
+const sizeName = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String(n));
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')).join('\n');
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  if (o.help) {
+    console.log(`node bench/scale.mjs [--sizes 1k,10k,100k,1M] [--case realistic|bursts] [--only a,b] [--side both|addon|baseline]
+  [--ms 150] [--reps 5] [--cache dir] [--fresh] [--json file]\nmethods: ${METHODS.join(', ')}`);
+    return;
+  }
+  if (o.gen) {
+    generate(o.gen, o.n, { bursts: o.case === 'bursts', schemaSql: readFileSync(join(here, '..', 'src', 'sqlite', 'schema.sql'), 'utf8') });
+    return;
+  }
+  if (o.child) return child(o);
+
+  const sizes = o.sizes.split(',').map(sizeOf);
+  mkdirSync(o.cache, { recursive: true });
+  const results = [];
+  for (const n of sizes) {
+    const base = join(o.cache, `base-${o.case}-${n}.db`);
+    const addon = join(o.cache, `addon-${o.case}-${n}.db`);
+    const drop = (p) => ['', '-wal', '-shm'].forEach((s) => rmSync(p + s, { force: true }));
+    if (o.fresh) [base, addon].forEach(drop);
+    if (!existsSync(base)) {
+      drop(addon);
+      const t0 = performance.now();
+      runChild(['--gen', base, '--n', String(n), '--case', o.case]);
+      console.error(`generated ${sizeName(n)} (${o.case}) in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${(statSync(base).size / 2 ** 20).toFixed(0)} MiB`);
+    }
+    let firstOpen = false;
+    if (!existsSync(addon)) {
+      copyFileSync(base, addon);
+      firstOpen = true;
+    }
+    const now = Date.now();
+    const common = ['--now', String(now), '--ms', String(o.ms), '--reps', String(o.reps), ...(o.only ? ['--only', o.only.join(',')] : [])];
+    const b = o.side === 'addon' ? null : runChild(['--child', 'baseline', '--file', base, ...common]);
+    const a = o.side === 'baseline' ? null : runChild(['--child', 'addon', '--file', addon, ...common]);
+    results.push({ n, base: b, addon: a, firstOpen });
+    if (a) console.error(`${sizeName(n)}: addon open ${a.openMs.toFixed(1)} ms${firstOpen ? ' (first open: adds the indexes)' : ''}`);
+  }
+
+  const rows = [['method', 'messages', 'addon', 'baseline', 'speedup', 'output']];
+  for (const name of METHODS) {
+    if (o.only && !o.only.includes(name)) continue;
+    for (const r of results) {
+      const a = r.addon?.methods[name];
+      const b = r.base?.methods[name];
+      const speed = a && b ? `×${(b.us / a.us).toFixed(1)}` : '-';
+      const same = a && b ? (a.hash === b.hash ? 'same' : 'DIFF') : '-';
+      rows.push([name, sizeName(r.n), fmt(a?.us), fmt(b?.us), speed, same]);
+    }
+  }
+  console.log(table(rows));
+  if (results.length > 1) {
+    const first = results[0];
+    const last = results[results.length - 1];
+    const g = [['method', `growth ${sizeName(first.n)}→${sizeName(last.n)}: addon`, 'baseline']];
+    for (const name of METHODS) {
+      if (o.only && !o.only.includes(name)) continue;
+      const ratio = (side) => {
+        const x = first[side]?.methods[name]?.us;
+        const y = last[side]?.methods[name]?.us;
+        return x && y ? `×${(y / x).toFixed(2)}` : '-';
+      };
+      g.push([name, ratio('addon'), ratio('base')]);
+    }
+    console.log(`\n${table(g)}`);
+  }
+  for (const r of results) {
+    for (const name of METHODS) {
+      const a = r.addon?.methods[name];
+      const b = r.base?.methods[name];
+      if (a && b && a.hash !== b.hash) console.log(`\nDIFF ${name} @${sizeName(r.n)}\n  addon:    ${a.sample}\n  baseline: ${b.sample}`);
+    }
+  }
+  if (o.json) {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(o.json, JSON.stringify(results, null, 2));
+  }
+}
+
+await main();
