@@ -32,8 +32,18 @@ pub struct Core {
     pub path: String,
     pub memory: bool,
     pub readonly: bool,
-    /// Large-log indexes and row counters (issue 10); only used by the store.
-    pub scale: std::cell::Cell<crate::store::scale::ScaleState>,
+    /// Large-log indexes and row counters; only used by the store (`store::scale`).
+    pub scale: Cell<LogState>,
+}
+
+/// What the store last saw of this connection's file (see `store::scale`); kept with the
+/// connection because it lives exactly as long.
+#[derive(Default, Clone, Copy)]
+pub struct LogState {
+    /// `(data_version, schema_version)` when the row counters were last recounted.
+    pub counted: Option<(i64, i64)>,
+    /// The large-log indexes exist.
+    pub large: bool,
 }
 
 /// The connection slot: shared by the NativeDb object and the handle registry (the
@@ -148,18 +158,6 @@ impl NativeDb {
             }
             Err(e) => Err(e.throw(env.raw())),
         }
-    }
-
-    /// Runs the store's open-time steps: PRAGMAs, `_meta`, schema v6 and migration.
-    /// Returns the warnings the original prints (the glue sends them to console.warn).
-    #[napi]
-    pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
-        self.with(&env, |core| {
-            let warnings = crate::sqlite::schema::open_store(&core.conn)?;
-            crate::store::scale::open(core)?;
-            crate::store::prepare_statements(&core.conn)?;
-            Ok(warnings)
-        })
     }
 
     /// The handle the facade's plain functions take.
@@ -279,9 +277,3 @@ pub fn with_slot<T>(slot: &SlotState, env: &Env, f: impl FnOnce(&Core) -> SResul
         }
     }
 }
-
-/// Values shared by the store modules.
-pub fn now() -> i64 {
-    crate::store::uuid7::now_ms()
-}
-

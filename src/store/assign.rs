@@ -18,7 +18,8 @@ use crate::js::protocol::flag_row;
 use crate::js::v8::V8;
 use crate::js::throw::Throw;
 use crate::js::value::{js_input, JsVal};
-use crate::native_db::{now, NativeDb};
+use crate::native_db::NativeDb;
+use crate::store::now;
 use crate::sqlite::error::SResult;
 use crate::store::queries::{self as exec, read_row, Row};
 

@@ -4,7 +4,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::js::bind::{bound_from_js, Arg, Bound};
-use crate::native_db::{now, NativeDb};
+use crate::native_db::NativeDb;
+use crate::store::now;
 use crate::store::queries as exec;
 use crate::store::uuid7::or_new_id;
 use crate::js::throw::Throw;

@@ -7,7 +7,8 @@ use rusqlite::types::ValueRef;
 
 use crate::store::agents::{AGENTS_BY_TOPIC, GET_AGENT};
 use crate::js::bind::{bound_from_js, Arg, Bound};
-use crate::native_db::{now, NativeDb};
+use crate::native_db::NativeDb;
+use crate::store::now;
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
 use crate::js::calc::clamp_number;

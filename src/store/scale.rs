@@ -16,7 +16,7 @@
 
 use rusqlite::Connection;
 
-use crate::native_db::Core;
+use crate::native_db::{Core, LogState as ScaleState};
 use crate::sqlite::error::SResult;
 use crate::sqlite::schema::{COUNTERS_SQL, LARGE_LOG_SQL};
 use crate::sqlite::transaction::{in_transaction, Behavior};
@@ -31,14 +31,6 @@ pub const LARGE_LOG_ROWS: i64 = 10_000;
 pub const VERSIONS: &str =
     "(SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version())";
 
-/// What this connection last saw of the file.
-#[derive(Default, Clone, Copy)]
-pub struct ScaleState {
-    /// `(data_version, schema_version)` when the counters were last recounted.
-    counted: Option<(i64, i64)>,
-    /// The large-log indexes exist.
-    large: bool,
-}
 
 fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
     Ok(exec::count(

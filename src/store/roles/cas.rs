@@ -9,7 +9,7 @@ use crate::js::bind::Bound;
 use crate::js::model::Val;
 use crate::js::v8::V8;
 use crate::js::value::JsVal;
-use crate::native_db::now;
+use crate::store::now;
 use crate::sqlite::error::SResult;
 use crate::store::queries::Row;
 use crate::store::role_key::role_identity;
