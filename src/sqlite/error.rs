@@ -45,25 +45,6 @@ impl StoreError {
     }
 }
 
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        match e {
-            rusqlite::Error::SqliteFailure(err, msg) => {
-                let message = msg.unwrap_or_else(|| super::raw::errstr(err.extended_code));
-                StoreError::sqlite(err.extended_code, message)
-            }
-            rusqlite::Error::SqlInputError { error, msg, .. } => StoreError::sqlite(error.extended_code, msg),
-            rusqlite::Error::InvalidParameterCount(_, _) => {
-                StoreError::range_error("Too many parameter values were provided")
-            }
-            rusqlite::Error::NulError(_) => StoreError::type_error("SQL text must not contain NUL characters"),
-            rusqlite::Error::MultipleStatement => {
-                StoreError::range_error("The supplied SQL string contains more than one statement")
-            }
-            other => StoreError::error(other.to_string()),
-        }
-    }
-}
 
 /// better-sqlite3's names for SQLite's (extended) result codes.
 const CODE_NAMES: &[(i32, &str)] = &[

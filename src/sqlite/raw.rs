@@ -30,6 +30,28 @@ fn cstr_lossy<'a>(p: *const c_char) -> Option<Cow<'a, str>> {
     }
 }
 
+/// rusqlite's errors as the store reports them (here because a failure without a message
+/// takes SQLite's own text for its code).
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e {
+            rusqlite::Error::SqliteFailure(err, msg) => {
+                let message = msg.unwrap_or_else(|| errstr(err.extended_code));
+                StoreError::sqlite(err.extended_code, message)
+            }
+            rusqlite::Error::SqlInputError { error, msg, .. } => StoreError::sqlite(error.extended_code, msg),
+            rusqlite::Error::InvalidParameterCount(_, _) => {
+                StoreError::range_error("Too many parameter values were provided")
+            }
+            rusqlite::Error::NulError(_) => StoreError::type_error("SQL text must not contain NUL characters"),
+            rusqlite::Error::MultipleStatement => {
+                StoreError::range_error("The supplied SQL string contains more than one statement")
+            }
+            other => StoreError::error(other.to_string()),
+        }
+    }
+}
+
 /// SQLite's English text for a result code (`sqlite3_errstr`).
 pub fn errstr(code: i32) -> String {
     // SAFETY: sqlite3_errstr returns a static string or NULL.
