@@ -1,24 +1,9 @@
-//! The few JavaScript operations the original applied to values, reproduced exactly:
-//! the clamps built on `Number(x)`, `Number(column)` and `x || uuidv7()`. (`now + x` is
-//! left to V8: the glue computes it.)
-
-use rusqlite::types::ValueRef;
+//! The JavaScript arithmetic the original applied to values, reproduced exactly: the
+//! clamps built on `Number(x)`, and JS StringToNumber for text read from columns.
+//! (`now + x` is left to V8: the glue computes it.)
 
 use crate::sqlite::error::SResult;
 use crate::js::value::JsVal;
-
-/// `Number(v)` of a column value as better-sqlite3 hands it to JS (INTEGER and REAL are
-/// numbers, NULL is 0, text goes through JS StringToNumber, a Buffer is NaN).
-pub fn number_of_column(v: ValueRef<'_>) -> f64 {
-    match v {
-        ValueRef::Null => 0.0,
-        ValueRef::Integer(i) => i as f64,
-        ValueRef::Real(f) => f,
-        ValueRef::Text(t) => str_to_number(&String::from_utf8_lossy(t)),
-        ValueRef::Blob(_) => f64::NAN,
-    }
-}
-
 
 /// `clampMaxMessages` / `clampPriority` / `clampDurationMs`: `Number(v)`, non-finite
 /// gives the fallback, else truncate and clamp to [min, max].

@@ -6,11 +6,10 @@ use napi_derive::napi;
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::native_db::NativeDb;
 use crate::store::now;
-use crate::store::queries as exec;
-use crate::js::calc::number_of_column;
+use crate::store::queries::{self as exec, read_row};
 use crate::js::throw::Throw;
 use crate::js::value::{js_input, JsVal};
-use crate::js::json_out::{JsonOut, AGENT};
+use crate::js::json_out::{JsonOut, AGENT, RAW};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -59,10 +58,7 @@ impl NativeDb {
             ];
             let changes = exec::run(conn, UPSERT_AGENT, &params)?;
 
-            let mut stmt = exec::prepare(conn, GET_AGENT)?;
-            crate::js::bind::bind_all(&mut stmt, &[id])?;
-            let mut rows = stmt.raw_query();
-            let persisted = rows.next()?;
+            let persisted = read_row(conn, GET_AGENT, &[Arg::Val(&id)], &RAW)?;
 
             let mut out = JsonOut::new();
             // agent_id and lease_expires_ms are the caller's own values, set by the glue.
@@ -74,17 +70,17 @@ impl NativeDb {
             out.bool(changes > 0);
             match persisted {
                 Some(row) => {
-                    let status = row.get_ref("status")?;
-                    let lease_col = row.get_ref("lease_expires_ms")?;
-                    let online = status.as_str().ok() == Some("online") && lease.number().is_some_and(|n| number_of_column(lease_col) == n);
+                    // persisted?.status === "online" && Number(persisted.lease_expires_ms) === leaseExpires
+                    let (status, lease_col) = (row.get("status"), row.get("lease_expires_ms"));
+                    let online = status.is_str("online") && lease.number().is_some_and(|n| lease_col.number().ok() == Some(n));
                     out.raw(",\"online\":");
                     out.bool(online);
                     out.raw(",\"status\":");
-                    out.value(status);
+                    status.write_json(&mut out);
                     out.raw(",\"last_seen_ms\":");
-                    out.value(row.get_ref("last_seen_ms")?);
+                    row.get("last_seen_ms").write_json(&mut out);
                     out.raw(",\"lease_expires_ms\":");
-                    out.value(lease_col);
+                    lease_col.write_json(&mut out);
                 }
                 None => out.raw(",\"online\":false,\"status\":null,\"last_seen_ms\":null,\"lease_expires_ms\":null"),
             }

@@ -21,11 +21,11 @@ use crate::js::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Boun
 use crate::native_db::NativeDb;
 use crate::store::now;
 use crate::sqlite::error::{SResult, StoreError};
-use crate::store::queries::{self as exec, read_row, Row};
+use crate::store::queries::{self as exec, read_row, read_rows, Row};
 use crate::js::throw::Throw;
 use crate::js::value::{js_input, wtf8_from_utf16, JsVal};
 use crate::js::json_in::is_valid_json;
-use crate::js::json_out::{write_row, JsonOut, RAW, REFLEXION};
+use crate::js::json_out::{JsonOut, RAW, REFLEXION};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -134,9 +134,8 @@ fn find_rows(out: &mut JsonOut, conn: &rusqlite::Connection, sql: &str, args: &[
 /// `entry.confidence >= minConfidence`: numbers compare in Rust; anything a caller could
 /// customise (an object's `valueOf`, a BigInt, a string) is compared by V8, once per row
 /// as the original's filter did.
-fn confidence_at_least(v8: &V8, confidence: ValueRef<'_>, min: &Val) -> SResult<bool> {
-    let confidence = Val::from_column(confidence);
-    match (&confidence, min) {
+fn confidence_at_least(v8: &V8, confidence: &Val, min: &Val) -> SResult<bool> {
+    match (confidence, min) {
         (Val::Num(c), Val::Num(m)) => Ok(c >= m),
         _ => v8.compare(Compare::Ge, confidence.to_js(v8)?, min.to_js(v8)?),
     }
@@ -306,29 +305,22 @@ impl NativeDb {
             let wanted_type = if entry_type.truthy() { Some(Val::from_js(entry_type)?) } else { None };
             let min = Val::from_js(min_confidence)?;
             let slug = if project_slug.truthy() { Some(project_slug) } else { None };
-            let mut stmt = exec::prepare(&core.conn, LIST)?;
-            let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
-            let col = |n: &str| names.iter().position(|c| c == n);
-            let (type_i, conf_i, state_i) = (col("type"), col("confidence"), col("adaptive_state_json"));
-            let mut rows = stmt.raw_query();
             let mut out = JsonOut::new();
             out.buf.push('[');
             let mut first = true;
-            while let Some(row) = rows.next()? {
-                let column = |i: Option<usize>| -> SResult<ValueRef<'_>> { Ok(i.map(|i| row.get_ref(i)).transpose()?.unwrap_or(ValueRef::Null)) };
+            for row in read_rows(&core.conn, LIST, &[], &REFLEXION, None)? {
                 if let Some(want) = &wanted_type {
                     // e.type === type, with parseReflexionRow's `rest.type || "reflexion"`
-                    let stored = Val::from_column(column(type_i)?);
-                    let have = if stored.truthy() { stored } else { Val::text("reflexion") };
+                    let have = current_value(&row, "type");
                     if !have.strict_eq(want)? {
                         continue;
                     }
                 }
-                if !confidence_at_least(&v8, column(conf_i)?, &min)? {
+                if !confidence_at_least(&v8, &row.get("confidence"), &min)? {
                     continue;
                 }
                 if let Some(slug) = &slug {
-                    if !project_slug_matches(&v8, column(state_i)?, slug)? {
+                    if !project_slug_matches(&v8, row.get("adaptive_state_json").as_column(), slug)? {
                         continue;
                     }
                 }
@@ -336,7 +328,7 @@ impl NativeDb {
                     out.buf.push(',');
                 }
                 first = false;
-                write_row(&mut out, row, &REFLEXION)?;
+                out.piece(&row.json());
             }
             out.buf.push(']');
             Ok(out.finish())
