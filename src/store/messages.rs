@@ -3,20 +3,20 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use rusqlite::types::ValueRef;
 
-use crate::store::agents::{AGENTS_BY_TOPIC, GET_AGENT};
 use crate::js::bind::{bound_from_js, Arg, Bound};
-use crate::native_db::NativeDb;
-use crate::store::now;
-use crate::sqlite::transaction::{in_transaction, Behavior};
-use crate::store::queries as exec;
 use crate::js::calc::clamp_number;
-use crate::store::uuid7::or_new_id;
-use crate::js::throw::Throw;
-use crate::js::value::{js_input, JsVal};
 use crate::js::json_in::is_valid_json;
 use crate::js::json_out::{JsonOut, MESSAGE, RAW};
+use crate::js::model::Val;
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
+use crate::native_db::NativeDb;
+use crate::sqlite::transaction::{in_transaction, Behavior};
+use crate::store::agents::{AGENTS_BY_TOPIC, GET_AGENT};
+use crate::store::now;
+use crate::store::queries::{self as exec, read_row};
+use crate::store::uuid7::or_new_id;
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -220,17 +220,9 @@ impl NativeDb {
 /// The agent's topics as the original used them: `getAgent(id)?.topics || []`, then
 /// only when `.length` is truthy. Returns the JSON text to hand to json_each.
 fn agent_topics(conn: &rusqlite::Connection, agent_id: JsVal) -> crate::sqlite::error::SResult<Option<String>> {
-    let mut stmt = exec::prepare(conn, GET_AGENT)?;
-    let values = crate::js::bind::bind_args(&stmt, &[Arg::Js(agent_id)])?;
-    crate::js::bind::apply(&mut stmt, &values)?;
-    let mut rows = stmt.raw_query();
-    let Some(row) = rows.next()? else { return Ok(None) };
-    let idx = match row.as_ref().column_index("topics_json") {
-        Ok(i) => i,
-        Err(_) => return Ok(None),
-    };
-    let text = match row.get_ref(idx)? {
-        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+    let Some(row) = read_row(conn, GET_AGENT, &[Arg::Js(agent_id)], &RAW)? else { return Ok(None) };
+    let text = match row.get("topics_json") {
+        Val::Str(t) | Val::Buffer(t) => String::from_utf8_lossy(&t).into_owned(),
         _ => return Ok(None),
     };
     if !is_valid_json(&text) {
