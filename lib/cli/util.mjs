@@ -91,6 +91,11 @@ export function pairs(entries) {
 }
 
 /** Writes text plus a newline to a stream (the io object's stdout or stderr). */
+/** `--json` output: the value as indented JSON on its own lines. */
+export function printJson(stream, value) {
+  println(stream, JSON.stringify(value, null, 2));
+}
+
 export function println(stream, text = '') {
   stream.write(`${text}\n`);
 }

@@ -1,7 +1,7 @@
 // `triflux-store agents <db>`: every agent with its status and how long its lease has left.
 
 import { openHub, requireTables, sqlite } from '../open.mjs';
-import { duration, intOption, iso, leaseLeft, println, table } from '../util.mjs';
+import { duration, intOption, iso, leaseLeft, printJson, println, table } from '../util.mjs';
 
 function parseList(text) {
   try {
@@ -39,7 +39,7 @@ export function run({ args, options, io }) {
     host_id: row.host_id ?? null,
   }));
   if (options.json) {
-    println(io.stdout, JSON.stringify({ now_ms: now, agents }, null, 2));
+    printJson(io.stdout, { now_ms: now, agents });
     return 0;
   }
   if (agents.length === 0) {

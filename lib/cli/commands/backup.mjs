@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { Database } from 'triflux-native-store';
 
 import { ident, openHub, sqlite, tableNames } from '../open.mjs';
-import { bytes, CliError, duration, int, intOption, pairs, println } from '../util.mjs';
+import { CliError, bytes, duration, int, intOption, pairs, printJson, println } from '../util.mjs';
 
 const MAX_STEP = 0x7fffffff;
 const BAR_WIDTH = 30;
@@ -146,7 +146,7 @@ export async function run({ args, options, io }) {
     tables: copy.tables,
   };
   if (options.json) {
-    println(io.stdout, JSON.stringify(result, null, 2));
+    printJson(io.stdout, result);
     return ok ? 0 : 1;
   }
   println(

@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 
 import { openHub, sqlite } from '../open.mjs';
-import { bytes, int, pairs, println } from '../util.mjs';
+import { bytes, int, pairs, printJson, println } from '../util.mjs';
 
 function walSize(path) {
   try {
@@ -50,7 +50,7 @@ export function run({ args, options, io }) {
   }
   const code = result.wal && result.blocked ? 1 : 0;
   if (options.json) {
-    println(io.stdout, JSON.stringify(result, null, 2));
+    printJson(io.stdout, result);
     return code;
   }
   if (!result.wal) {

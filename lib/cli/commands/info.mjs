@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 import { ident, openHub, sqlite, STORE_SCHEMA_VERSION, tableNames } from '../open.mjs';
-import { bytes, int, pairs, println } from '../util.mjs';
+import { bytes, int, pairs, printJson, println } from '../util.mjs';
 
 const pkg = createRequire(import.meta.url)('../../../package.json');
 
@@ -52,7 +52,7 @@ export function collectInfo(path, options) {
 export function run({ args, options, io }) {
   const info = collectInfo(args[0], { timeout: options.timeout });
   if (options.json) {
-    println(io.stdout, JSON.stringify(info, null, 2));
+    printJson(io.stdout, info);
     return 0;
   }
   const version =

@@ -2,7 +2,7 @@
 // epoch, version, lease left, and holders whose lease has expired flagged.
 
 import { openHub, requireTables, sqlite } from '../open.mjs';
-import { intOption, leaseLeft, println, table } from '../util.mjs';
+import { intOption, leaseLeft, printJson, println, table } from '../util.mjs';
 
 /**
  * Decodes an `rk2.` wire (`rk2.` + unpadded base64url of the key's JSON) to
@@ -69,7 +69,7 @@ export function run({ args, options, io }) {
     };
   });
   if (options.json) {
-    println(io.stdout, JSON.stringify({ now_ms: now, roles }, null, 2));
+    printJson(io.stdout, { now_ms: now, roles });
     return 0;
   }
   if (roles.length === 0) {

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 
 import { openHub, requireTables, sqlite } from '../open.mjs';
-import { pairs, println } from '../util.mjs';
+import { pairs, printJson, println } from '../util.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../../native.cjs');
@@ -38,7 +38,7 @@ export function collectStats(path, options) {
 export function run({ args, options, io }) {
   const stats = collectStats(args[0], options);
   if (options.json) {
-    println(io.stdout, JSON.stringify(stats, null, 2));
+    printJson(io.stdout, stats);
     return 0;
   }
   const sections = [
