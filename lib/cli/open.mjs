@@ -8,7 +8,7 @@ import { Database } from 'triflux-native-store';
 
 import { CliError } from './util.mjs';
 
-/** The schema version this package's store writes (src/sql/schema.sql). */
+/** The schema version this package's store writes (src/sqlite/schema.sql). */
 export const STORE_SCHEMA_VERSION = 6;
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';

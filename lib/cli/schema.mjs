@@ -1,5 +1,5 @@
 // The v6 schema the store expects, and its comparison with a file. The expectation is
-// not a copy of src/sql/schema.sql: it is read from a fresh in-memory store that this
+// not a copy of src/sqlite/schema.sql: it is read from a fresh in-memory store that this
 // package's own createStore builds (schema.sql plus the open-time column steps), so it
 // cannot drift from what the store writes.
 
