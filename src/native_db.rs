@@ -5,7 +5,7 @@
 //! Calls are re-entrant, as with better-sqlite3: a caller's callback (a `toJSON`, a
 //! getter, a `valueOf`) that runs during a store method may call the store again on the
 //! same connection; SQLite and rusqlite's statement cache allow it, and a nested
-//! transaction becomes a savepoint. Only closing waits for every call to end.
+//! transaction becomes a savepoint. Only closing is refused while a call is running.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
