@@ -99,10 +99,6 @@ impl Napi {
         Ok(buf)
     }
 
-    pub fn coerce_to_string(self, v: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_coerce_to_string(self.0, v, &mut o))
-    }
-
     pub fn coerce_to_number(self, v: Raw) -> SResult<Raw> {
         out!(std::ptr::null_mut(), |o| sys::napi_coerce_to_number(self.0, v, &mut o))
     }
@@ -203,11 +199,6 @@ impl Napi {
 
     pub fn set_element(self, array: Raw, index: u32, value: Raw) -> SResult<()> {
         out!((), |_u| sys::napi_set_element(self.0, array, index, value))
-    }
-
-    /// `Object.keys(obj)` as an array.
-    pub fn property_names(self, obj: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_property_names(self.0, obj, &mut o))
     }
 
     /// Own enumerable string keys with numbers as strings (`Object.keys` of any object).

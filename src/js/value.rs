@@ -90,20 +90,11 @@ impl JsVal {
     pub fn is_nullish(&self) -> bool {
         self.is_undefined() || self.is_null()
     }
-    pub fn is_number(&self) -> bool {
-        self.ty == sys::ValueType::napi_number
-    }
     pub fn is_string(&self) -> bool {
         self.ty == sys::ValueType::napi_string
     }
-    pub fn is_bool(&self) -> bool {
-        self.ty == sys::ValueType::napi_boolean
-    }
     pub fn is_bigint(&self) -> bool {
         self.ty == sys::ValueType::napi_bigint
-    }
-    pub fn is_symbol(&self) -> bool {
-        self.ty == sys::ValueType::napi_symbol
     }
     pub fn is_function(&self) -> bool {
         self.ty == sys::ValueType::napi_function
@@ -182,14 +173,6 @@ impl JsVal {
         let number_fn = self.napi.named_property(global, c"Number")?;
         let out = self.napi.call(global, number_fn, &[self.raw])?;
         self.napi.double(out)
-    }
-
-    /// `String(x)` for the values the store coerces (strings, numbers, objects).
-    pub fn to_js_string(self) -> SResult<Vec<u8>> {
-        if self.is_string() {
-            return self.wtf8();
-        }
-        JsVal::wrap(self.napi, self.napi.coerce_to_string(self.raw)?)?.wtf8()
     }
 
     /// The string's UTF-16 units.
@@ -303,11 +286,6 @@ impl JsVal {
 
     fn elements(&self) -> SResult<Vec<JsVal>> {
         (0..self.array_len()?).map(|i| self.element(i)).collect()
-    }
-
-    /// Own enumerable string keys, in JS order (`Object.keys`).
-    pub fn keys(&self) -> SResult<Vec<JsVal>> {
-        JsVal::wrap(self.napi, self.napi.property_names(self.raw)?)?.elements()
     }
 
     /// `Object.keys(v)` with ToObject's error for null/undefined (primitives are boxed).
