@@ -1,26 +1,28 @@
 //! Rows and values of facade statements as JS values built directly (`get()`), the
 //! way better-sqlite3's `Data::GetValueJS` / `GetRowJS` build them.
 
-use crate::js::create::{Made, Maker};
+use crate::js::napi::{Napi, Raw};
 use crate::sqlite::error::SResult;
 use crate::sqlite::raw::{Column, RawStmt};
 
 use super::RowMode;
 
-/// Column `i` of the current row: every number is a double, TEXT a string decoded by V8,
-/// BLOB a Buffer.
-pub(super) fn value_js(js: Maker, stmt: &RawStmt, i: usize) -> SResult<Made> {
+/// Column `i` of the current row: every number is a double, TEXT a string decoded by V8
+/// (invalid UTF-8 as better-sqlite3's `StringFromUtf8` gives it), BLOB a Buffer.
+pub(super) fn value_js(js: Napi, stmt: &RawStmt, i: usize) -> SResult<Raw> {
     match stmt.column(i) {
         Column::Integer(n) => js.number(n as f64),
         Column::Real(f) => js.number(f),
         Column::Text(t) => js.string_utf8(t),
-        Column::Blob(b) => js.buffer(b),
+        Column::Blob(b) => js.buffer_copy(b),
         Column::Null => js.null(),
     }
 }
 
-/// The current row as an object (FLAT) or array (RAW).
-pub(super) fn row_js(js: Maker, stmt: &RawStmt, mode: RowMode) -> SResult<Made> {
+/// The current row as an object (FLAT) or array (RAW). Keys are set one by one like
+/// better-sqlite3's `row->Set`, so a duplicate column name keeps its first position and
+/// the last value.
+pub(super) fn row_js(js: Napi, stmt: &RawStmt, mode: RowMode) -> SResult<Raw> {
     let n = stmt.column_count();
     if mode == RowMode::Raw {
         let row = js.array(n)?;
@@ -31,7 +33,8 @@ pub(super) fn row_js(js: Maker, stmt: &RawStmt, mode: RowMode) -> SResult<Made> 
     }
     let row = js.object()?;
     for i in 0..n {
-        js.set_property(row, stmt.column_name_bytes(i), value_js(js, stmt, i)?)?;
+        let key = js.string_utf8(stmt.column_name_bytes(i))?;
+        js.set_property(row, key, value_js(js, stmt, i)?)?;
     }
     Ok(row)
 }

@@ -8,7 +8,8 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 
 use crate::js::bind::{bind_args_with, ParamInfo, TOO_BIG, TOO_MANY};
-use crate::js::create::{Made, Maker};
+use crate::js::create::Made;
+use crate::js::napi::Napi;
 use crate::js::json_out::JsonOut;
 use crate::js::protocol::pack_statement;
 use crate::js::value::JsVal;
@@ -115,7 +116,7 @@ fn run_stmt(core: &Core, id: u32, params: &JsVal) -> SResult<u32> {
 /// for `expand()`), or `undefined` when there is no row.
 #[napi]
 pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<Made> {
-    let js = Maker::new(env.raw());
+    let js = Napi::new(env.raw());
     let mode = RowMode::from_wire(mode);
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
@@ -145,7 +146,7 @@ pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Resul
             }
         };
         finish(held);
-        result
+        result.map(Made)
     })
 }
 
