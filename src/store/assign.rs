@@ -12,7 +12,7 @@ use rusqlite::Connection;
 
 use crate::js::bind::{bound_from_js, Arg, Bound};
 use crate::js::calc::clamp_finite;
-use crate::js::json_out::{JsonOut, ASSIGN, RAW};
+use crate::js::json_out::{ASSIGN, RAW};
 use crate::js::model::{coalesce, Val};
 use crate::js::protocol::flag_row;
 use crate::js::v8::V8;
@@ -116,9 +116,7 @@ fn stringify_or_null(js: &V8, v: &Val) -> SResult<Bound> {
 }
 
 fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
-    let mut out = JsonOut::new();
-    exec::get_json(&mut out, conn, GET_ASSIGN, std::slice::from_ref(id), &ASSIGN)?;
-    Ok(out.finish())
+    exec::row_text(conn, GET_ASSIGN, &[Arg::Val(id)], &ASSIGN)
 }
 
 /// What updateAssignStatus computes its row from: the current row, the patch, the clock

@@ -31,42 +31,9 @@ pub fn run_args(conn: &Connection, sql: &str, args: &[Arg<'_>]) -> SResult<usize
     Ok(stmt.raw_execute()?)
 }
 
-/// Writes the first row (or `null`) of a query.
-pub fn get_json(out: &mut JsonOut, conn: &Connection, sql: &str, params: &[Bound], shape: &RowShape) -> SResult<bool> {
-    let mut stmt = prepare(conn, sql)?;
-    bind_all(&mut stmt, params)?;
-    first_row(out, stmt, shape)
-}
-
-pub fn get_json_args(out: &mut JsonOut, conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<bool> {
-    let mut stmt = prepare(conn, sql)?;
-    let values = bind_args(&stmt, args)?;
-    apply(&mut stmt, &values)?;
-    first_row(out, stmt, shape)
-}
-
-fn first_row(out: &mut JsonOut, mut stmt: CachedStatement<'_>, shape: &RowShape) -> SResult<bool> {
-    let mut rows = stmt.raw_query();
-    match rows.next()? {
-        Some(row) => {
-            write_row(out, row, shape)?;
-            Ok(true)
-        }
-        None => {
-            out.null();
-            Ok(false)
-        }
-    }
-}
-
-/// Writes all rows as a JSON array; returns the row count.
-pub fn all_json(out: &mut JsonOut, conn: &Connection, sql: &str, params: &[Bound], shape: &RowShape) -> SResult<usize> {
-    let mut stmt = prepare(conn, sql)?;
-    bind_all(&mut stmt, params)?;
-    all_rows(out, stmt, shape)
-}
-
-pub fn all_json_args(out: &mut JsonOut, conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<usize> {
+/// Writes the rows of a query, bound with the caller's arguments (better-sqlite3's
+/// rules), as a JSON array; returns the row count.
+pub fn write_rows(out: &mut JsonOut, conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<usize> {
     let mut stmt = prepare(conn, sql)?;
     let values = bind_args(&stmt, args)?;
     apply(&mut stmt, &values)?;
@@ -91,15 +58,22 @@ pub fn all_rows(out: &mut JsonOut, mut stmt: CachedStatement<'_>, shape: &RowSha
 
 /// The first row of a query as JSON text (`null` when there is none).
 pub fn row_text(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<String> {
+    let mut stmt = prepare(conn, sql)?;
+    let values = bind_args(&stmt, args)?;
+    apply(&mut stmt, &values)?;
+    let mut rows = stmt.raw_query();
     let mut out = JsonOut::new();
-    get_json_args(&mut out, conn, sql, args, shape)?;
+    match rows.next()? {
+        Some(row) => write_row(&mut out, row, shape)?,
+        None => out.null(),
+    }
     Ok(out.finish())
 }
 
 /// All rows of a query as a JSON array text.
 pub fn rows_text(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<String> {
     let mut out = JsonOut::new();
-    all_json_args(&mut out, conn, sql, args, shape)?;
+    write_rows(&mut out, conn, sql, args, shape)?;
     Ok(out.finish())
 }
 

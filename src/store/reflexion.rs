@@ -227,14 +227,11 @@ impl NativeDb {
             }
             let mut out = JsonOut::new();
             if ctx_keys.is_empty() {
-                let n = exec::all_json_args(&mut out, &core.conn, FIND_EXACT, &[Arg::Js(error_pattern)], &REFLEXION)?;
-                if n > 0 {
+                if exec::write_rows(&mut out, &core.conn, FIND_EXACT, &[Arg::Js(error_pattern)], &REFLEXION)? > 0 {
                     return Ok(out.finish());
                 }
                 let pattern = like_pattern(&error_pattern)?;
-                let mut out = JsonOut::new();
-                exec::all_json(&mut out, &core.conn, FIND_LIKE, &[pattern], &REFLEXION)?;
-                return Ok(out.finish());
+                return exec::rows_text(&core.conn, FIND_LIKE, &[Arg::Val(&pattern)], &REFLEXION);
             }
             // Where the original's SQL text was a syntax error, fail the same way.
             for k in &ctx_keys {

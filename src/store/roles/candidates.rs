@@ -55,9 +55,7 @@ pub(super) fn upsert_candidate(v8: &V8, conn: &Connection, input: &JsVal) -> SRe
         UPSERT_CANDIDATE,
         &[Val::Str(identity.wire.wtf8()?), Val::from_js(agent)?, source, priority, locators, failures, excluded, last_probe, last_code, updated],
     )?;
-    let mut out = JsonOut::new();
-    exec::get_json_args(&mut out, conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE)?;
-    Ok(out.finish())
+    exec::row_text(conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE)
 }
 
 pub(super) fn update_reachability(conn: &Connection, input: &JsVal) -> SResult<String> {

@@ -194,9 +194,7 @@ impl NativeDb {
     pub fn get_role(&self, env: Env, role_key_wire: JsVal) -> Result<String> {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
-            let mut out = JsonOut::new();
-            exec::get_json(&mut out, &core.conn, GET_ROLE, &[Bound::Text(role_key_wire.wtf8()?)], &RAW)?;
-            Ok(out.finish())
+            exec::row_text(&core.conn, GET_ROLE, &[Arg::Val(&Bound::Text(role_key_wire.wtf8()?))], &RAW)
         })
     }
 
@@ -277,9 +275,7 @@ impl NativeDb {
     #[napi]
     pub fn list_roles_with_expired_holder(&self, env: Env, now_ms: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let mut out = JsonOut::new();
-            exec::all_json_args(&mut out, &core.conn, EXPIRED_HOLDERS, &[Arg::Js(now_ms)], &RAW)?;
-            Ok(out.finish())
+            exec::rows_text(&core.conn, EXPIRED_HOLDERS, &[Arg::Js(now_ms)], &RAW)
         })
     }
 
@@ -287,9 +283,7 @@ impl NativeDb {
     pub fn list_role_candidates(&self, env: Env, role_key_wire: JsVal) -> Result<String> {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
-            let mut out = JsonOut::new();
-            exec::all_json(&mut out, &core.conn, LIST_CANDIDATES, &[Bound::Text(role_key_wire.wtf8()?)], &CANDIDATE)?;
-            Ok(out.finish())
+            exec::rows_text(&core.conn, LIST_CANDIDATES, &[Arg::Val(&Bound::Text(role_key_wire.wtf8()?))], &CANDIDATE)
         })
     }
 
@@ -309,9 +303,7 @@ impl NativeDb {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
             let wire = Bound::Text(role_key_wire.wtf8()?);
-            let mut out = JsonOut::new();
-            exec::all_json_args(&mut out, &core.conn, PENDING_MESSAGES, &[Arg::Val(&wire), Arg::Js(now_ms)], &MESSAGE)?;
-            Ok(out.finish())
+            exec::rows_text(&core.conn, PENDING_MESSAGES, &[Arg::Val(&wire), Arg::Js(now_ms)], &MESSAGE)
         })
     }
 
