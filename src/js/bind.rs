@@ -44,6 +44,11 @@ impl Bound {
     pub fn num(v: f64) -> Bound {
         Bound::Real(v)
     }
+    /// A JSON text the store computed, or NULL where `JSON.stringify` gave undefined
+    /// (or the value was null).
+    pub fn json(text: Option<Vec<u8>>) -> Bound {
+        text.map_or(Bound::Null, Bound::Text)
+    }
 }
 
 pub const CANNOT_BIND: &str = "SQLite3 can only bind numbers, strings, bigints, buffers, and null";

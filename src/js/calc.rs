@@ -2,14 +2,17 @@
 //! clamps built on `Number(x)`, and JS StringToNumber for text read from columns.
 //! (`now + x` is left to V8: the glue computes it.)
 
+use crate::js::model::Val;
 use crate::sqlite::error::SResult;
-use crate::js::value::JsVal;
 
-/// `clampMaxMessages` / `clampPriority` / `clampDurationMs`: `Number(v)`, non-finite
-/// gives the fallback, else truncate and clamp to [min, max].
-pub fn clamp_number(v: &JsVal, fallback: f64, min: f64, max: f64) -> SResult<f64> {
-    let n = v.number_of()?;
-    Ok(clamp_finite(n, fallback, min, max))
+/// `clampMaxMessages` / `clampPriority` / `clampDurationMs`: `Number(v)`; non-finite
+/// gives the fallback as it was given, else truncate and clamp to [min, max].
+pub fn clamp(v: &Val, fallback: Val, min: f64, max: f64) -> SResult<Val> {
+    let n = v.number()?;
+    if !n.is_finite() {
+        return Ok(fallback);
+    }
+    Ok(Val::Num(clamp_finite(n, 0.0, min, max)))
 }
 
 pub fn clamp_finite(n: f64, fallback: f64, min: f64, max: f64) -> f64 {
@@ -44,12 +47,15 @@ mod tests {
         assert!(str_to_number("inf").is_nan());
         assert!(str_to_number("1e").is_nan());
         assert!(str_to_number("-0x10").is_nan());
+        assert_eq!(str_to_number("\u{FEFF}\u{3000}7\u{2028}"), 7.0);
+        assert!(str_to_number("\u{85}7").is_nan());
     }
 }
 
 /// JS StringToNumber.
 pub fn str_to_number(s: &str) -> f64 {
-    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{FEFF}');
+    // JS StrWhiteSpaceChar: Unicode White_Space without U+0085 (NEL), plus U+FEFF.
+    let t = s.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{FEFF}');
     if t.is_empty() {
         return 0.0;
     }

@@ -11,7 +11,7 @@ use napi_derive::napi;
 use rusqlite::Connection;
 
 use crate::js::bind::{bound_from_js, Arg, Bound};
-use crate::js::calc::clamp_finite;
+use crate::js::calc::{clamp, clamp_finite};
 use crate::js::json_out::{ASSIGN, RAW};
 use crate::js::model::{coalesce, Val};
 use crate::js::protocol::flag_row;
@@ -49,17 +49,8 @@ fn is_terminal(status: &Val) -> bool {
     TERMINAL.iter().any(|s| status.is_str(s))
 }
 
-/// `clampDurationMs(v, fb)` / `clampPriority(v, fb)`: the fallback is returned as given.
-fn clamp_val(v: &Val, fallback: Val, min: f64, max: f64) -> SResult<Val> {
-    let n = v.number()?;
-    if !n.is_finite() {
-        return Ok(fallback);
-    }
-    Ok(Val::Num(clamp_finite(n, 0.0, min, max)))
-}
-
 fn clamp_duration(v: &Val, fallback: Val) -> SResult<Val> {
-    clamp_val(v, fallback, 1000.0, 86_400_000.0)
+    clamp(v, fallback, 1000.0, 86_400_000.0)
 }
 
 /// `Math.max(lo, x)` with JS NaN propagation.
@@ -100,19 +91,12 @@ impl Patch<'_> {
     }
 }
 
-fn json_bound(v: Option<Vec<u8>>) -> Bound {
-    match v {
-        Some(t) => Bound::Text(t),
-        None => Bound::Null,
-    }
-}
-
 /// `x == null ? null : JSON.stringify(x)`
 fn stringify_or_null(js: &V8, v: &Val) -> SResult<Bound> {
     if v.nullish() {
         return Ok(Bound::Null);
     }
-    Ok(json_bound(v.stringify(js)?))
+    Ok(Bound::json(v.stringify(js)?))
 }
 
 fn write_assign(conn: &rusqlite::Connection, id: &Bound) -> SResult<String> {
@@ -158,7 +142,7 @@ impl Update<'_> {
     /// `JSON.stringify(patch.payload ?? current.payload ?? {})`
     fn payload_json(&self) -> SResult<Bound> {
         let patched = self.patch.get(c"payload")?;
-        Ok(json_bound(if patched.nullish() {
+        Ok(Bound::json(if patched.nullish() {
             Some(self.js.reparse(self.cur.get("payload_json").as_column(), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
         } else {
             patched.stringify(self.js)?
@@ -171,7 +155,7 @@ impl Update<'_> {
         if self.patch.has_own(key)? {
             stringify_or_null(self.js, &self.patch.get(key)?)
         } else {
-            Ok(json_bound(self.js.reparse(self.cur.get(col).as_column(), "null")?))
+            Ok(Bound::json(self.js.reparse(self.cur.get(col).as_column(), "null")?))
         }
     }
 
@@ -199,7 +183,7 @@ impl Update<'_> {
     fn priority(&self) -> SResult<Bound> {
         let current = self.cur.get("priority");
         let fallback = if current.truthy() { current.clone() } else { Val::Num(5.0) };
-        clamp_val(&self.patched(c"priority", "priority")?, fallback, 1.0, 9.0)?.bound()
+        clamp(&self.patched(c"priority", "priority")?, fallback, 1.0, 9.0)?.bound()
     }
 
     /// `clampDurationMs(patch.ttl_ms ?? current.ttl_ms, current.ttl_ms || nextTimeout)`
@@ -285,19 +269,19 @@ fn assign_row(js: &V8, now: i64, input: CreateAssignInput) -> SResult<(Bound, Ve
     // String(x): V8's own, so a Symbol topic is stored as "Symbol(desc)".
     let topic_b = if topic.truthy() { Bound::Text(js.string_of_js(&topic)?) } else { Bound::text("assign.job") };
     let task_b = if task.truthy() { Bound::Text(js.string_of_js(&task)?) } else { Bound::text("") };
-    let payload_b = if payload.truthy() { json_bound(js.stringify(payload.raw())?) } else { Bound::text("{}") };
+    let payload_b = if payload.truthy() { Bound::json(js.stringify(payload.raw())?) } else { Bound::text("{}") };
     let num_or = |v: &JsVal, d: f64| -> SResult<f64> {
-        let n = number_of(v)?;
+        let n = v.number_of()?;
         Ok(if n == 0.0 || n.is_nan() { d } else { n })
     };
     let attempt_n = js_max(1.0, num_or(&attempt, 1.0)?);
     let retry_n = js_max(0.0, num_or(&retry_count, 0.0)?);
     let max_retries_n = js_max(0.0, num_or(&max_retries, 0.0)?);
-    let priority_v = clamp_val(&Val::from_js(priority)?, Val::Num(5.0), 1.0, 9.0)?;
+    let priority_v = clamp(&Val::from_js(priority)?, Val::Num(5.0), 1.0, 9.0)?;
     let ttl_v = clamp_duration(&Val::from_js(ttl_ms)?, t.clone())?;
     // Number(deadline_ms) runs twice when finite, as in the original (a valueOf sees both).
     let deadline_v =
-        if number_of(&deadline_ms)?.is_finite() { Val::Num(number_of(&deadline_ms)?.trunc()) } else { now_plus(now, &t)? };
+        if deadline_ms.number_of()?.is_finite() { Val::Num(deadline_ms.number_of()?.trunc()) } else { now_plus(now, &t)? };
     let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
     let corr_b =
         if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
@@ -305,23 +289,14 @@ fn assign_row(js: &V8, now: i64, input: CreateAssignInput) -> SResult<(Bound, Ve
     let error_b = stringify_or_null(&js, &Val::from_js(error)?)?;
     let st = Val::from_js(status)?;
     let started = if st.is_str("running") { Bound::num(now as f64) } else { Bound::Null };
-    let dispatched = if dispatched_at_ms.is_nullish() {
+    let dispatched = if dispatched_at_ms.is_nullish() || !dispatched_at_ms.number_of()?.is_finite() {
         Bound::Null
     } else {
-        if number_of(&dispatched_at_ms)?.is_finite() {
-            Bound::num(number_of(&dispatched_at_ms)?.trunc())
-        } else {
-            Bound::Null
-        }
+        Bound::num(dispatched_at_ms.number_of()?.trunc())
     };
     let completed = if is_terminal(&st) { Bound::num(now as f64) } else { Bound::Null };
-    let retried = if retry_count.is_bigint() {
-        let v = retry_count.bigint_i64().map_or(0, |(v, _)| v);
-        v > 0 || number_of(&retry_count)? > 0.0
-    } else {
-        number_of(&retry_count)? > 0.0
-    };
-    let last_retry = if retried { Bound::num(now as f64) } else { Bound::Null };
+    // `retry_count > 0`: Number(x) > 0 has the same answer, BigInt included.
+    let last_retry = if retry_count.number_of()? > 0.0 { Bound::num(now as f64) } else { Bound::Null };
     // Named binding happens in parameter order, after the row is built.
     let id = id?;
     let params = [
@@ -465,13 +440,13 @@ impl NativeDb {
                 clauses.push(format!("status IN ({marks})"));
                 values.extend(status_list.into_iter().map(Arg::Js));
             }
-            let active = number_of(&active_before_ms)?;
+            let active = active_before_ms.number_of()?;
             let active_b = Bound::num(active.trunc());
             if active.is_finite() {
                 clauses.push("deadline_ms IS NOT NULL AND deadline_ms <= ?".to_string());
                 values.push(Arg::Val(&active_b));
             }
-            let lim = number_of(&limit)?;
+            let lim = limit.number_of()?;
             let lim_b = Bound::num(clamp_finite(lim, 50.0, 1.0, 100.0));
             values.push(Arg::Val(&lim_b));
             let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
@@ -481,11 +456,6 @@ impl NativeDb {
     }
 }
 
-
-/// `Number(x)` of a caller's value (a BigInt converts, unlike unary plus).
-fn number_of(v: &JsVal) -> SResult<f64> {
-    v.number_of()
-}
 
 /// `now + x` (JS `+`): numeric, or string concatenation when the timeout read back from
 /// the row is text.

@@ -5,7 +5,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::js::bind::{bound_from_js, Arg, Bound};
-use crate::js::calc::clamp_number;
+use crate::js::calc::clamp;
 use crate::js::json_in::is_valid_json;
 use crate::js::json_out::{JsonOut, MESSAGE, RAW};
 use crate::js::model::Val;
@@ -145,7 +145,7 @@ impl NativeDb {
     #[napi]
     pub fn get_audit_messages_for_agent(&self, env: Env, agent_id: JsVal, max_messages: JsVal, topics_json: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            let limit = Bound::num(clamp_number(&max_messages, 20.0, 1.0, 100.0)?);
+            let limit = clamp(&Val::from_js(max_messages)?, Val::Num(20.0), 1.0, 100.0)?.bound()?;
             let topics: Option<Bound> = if topics_json.is_undefined() {
                 agent_topics(&core.conn, agent_id)?.map(|t| Bound::text(&t))
             } else {

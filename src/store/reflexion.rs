@@ -183,16 +183,15 @@ impl NativeDb {
                     bound_from_js(v)
                 }
             };
-            let text_or_null = |v: Option<Vec<u8>>| v.map(Bound::Text).unwrap_or(Bound::Null);
             let params = [
                 Bound::text(&id),
                 bound_from_js(&entry_type)?,
                 bound_from_js(&error_pattern)?,
                 bound_from_js(&error_message)?,
-                text_or_null(context_json),
+                Bound::json(context_json),
                 bound_from_js(&solution)?,
                 bound_from_js(&solution_code)?,
-                text_or_null(adaptive_json),
+                Bound::json(adaptive_json),
                 bound_from_js(&confidence)?,
                 bound_from_js(&hit_count)?,
                 bound_from_js(&success_count)?,
@@ -371,7 +370,7 @@ impl NativeDb {
             };
             let updated = if updated.nullish() { Val::Num(now as f64) } else { updated };
             let solution_code = if solution_code.nullish() { Val::Null } else { solution_code };
-            let texts = [context_json.map(Bound::Text).unwrap_or(Bound::Null), adaptive_json.map(Bound::Text).unwrap_or(Bound::Null)];
+            let texts = [Bound::json(context_json), Bound::json(adaptive_json)];
             let fixed: Vec<Bound> = [&ty, &error_pattern, &error_message, &solution, &solution_code, &confidence, &hit_count, &success_count, &last_hit_ms, &updated]
                 .iter()
                 .map(|v| match v {
