@@ -19,7 +19,7 @@ use crate::sqlite::connection::{self, OpenMode};
 use crate::sqlite::backup::Backups;
 use crate::sqlite::error::{SResult, StoreError};
 use crate::sqlite::statements::StatementTable;
-use crate::sqlite::transaction::{Behavior, Tx};
+use crate::sqlite::transaction::{in_transaction, Behavior};
 
 pub struct Core {
     /// Prepared statements handed out to JS through the facade. Declared before
@@ -250,12 +250,7 @@ impl NativeDb {
     /// instead of one per statement, and no other writer can slip in between; the result
     /// is the one the original gives when nothing interleaves.
     pub fn with_atomic<T>(&self, env: &Env, f: impl FnOnce(&Connection) -> SResult<T>) -> Result<T> {
-        with_slot(&self.inner, env, |core| {
-            let tx = Tx::begin(&core.conn, Behavior::Immediate)?;
-            let value = f(&core.conn)?;
-            tx.commit()?;
-            Ok(value)
-        })
+        with_slot(&self.inner, env, |core| in_transaction(&core.conn, Behavior::Immediate, || f(&core.conn)))
     }
 }
 
