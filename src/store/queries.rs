@@ -152,6 +152,19 @@ impl Row {
 /// `limit` stops early (1 for a `.get()`). Text is decoded as V8 decodes it, so a row
 /// holding invalid UTF-8 (a lone surrogate written by a caller) reads like in JS.
 pub fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape, limit: Option<usize>) -> SResult<Vec<Row>> {
+    read_rows_where(conn, sql, args, shape, limit, |_| Ok(true))
+}
+
+/// [`read_rows`] keeping only the rows `keep` accepts (a JS `.filter` over the rows);
+/// a row's shaped JSON is written only once it is kept.
+pub fn read_rows_where(
+    conn: &Connection,
+    sql: &str,
+    args: &[Arg<'_>],
+    shape: &RowShape,
+    limit: Option<usize>,
+    mut keep: impl FnMut(&Row) -> SResult<bool>,
+) -> SResult<Vec<Row>> {
     let mut stmt = prepare(conn, sql)?;
     let values = bind_args(&stmt, args)?;
     apply(&mut stmt, &values)?;
@@ -164,14 +177,16 @@ pub fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShap
         for i in 0..names.len() {
             values.push(Val::from_column(row.get_ref(i)?));
         }
-        let shaped_json = if raw {
-            None
-        } else {
+        let mut read = Row { names: names.clone(), values, shaped_json: None };
+        if !keep(&read)? {
+            continue;
+        }
+        if !raw {
             let mut json = JsonOut::new();
             write_row(&mut json, row, shape)?;
-            Some(json.finish())
-        };
-        out.push(Row { names: names.clone(), values, shaped_json });
+            read.shaped_json = Some(json.finish());
+        }
+        out.push(read);
         if limit.is_some_and(|l| out.len() >= l) {
             break;
         }

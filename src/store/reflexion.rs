@@ -21,7 +21,7 @@ use crate::js::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Boun
 use crate::native_db::NativeDb;
 use crate::store::now;
 use crate::sqlite::error::{SResult, StoreError};
-use crate::store::queries::{self as exec, read_row, read_rows, Row};
+use crate::store::queries::{self as exec, read_row, read_rows_where, Row};
 use crate::js::throw::Throw;
 use crate::js::value::{js_input, wtf8_from_utf16, JsVal};
 use crate::js::json_in::is_valid_json;
@@ -301,29 +301,27 @@ impl NativeDb {
             let wanted_type = if entry_type.truthy() { Some(Val::from_js(entry_type)?) } else { None };
             let min = Val::from_js(min_confidence)?;
             let slug = if project_slug.truthy() { Some(project_slug) } else { None };
-            let mut out = JsonOut::new();
-            out.buf.push('[');
-            let mut first = true;
-            for row in read_rows(&core.conn, LIST, &[], &REFLEXION, None)? {
+            let kept = read_rows_where(&core.conn, LIST, &[], &REFLEXION, None, |row| {
+                // e.type === type, with parseReflexionRow's `rest.type || "reflexion"`
                 if let Some(want) = &wanted_type {
-                    // e.type === type, with parseReflexionRow's `rest.type || "reflexion"`
-                    let have = current_value(&row, "type");
-                    if !have.strict_eq(want)? {
-                        continue;
+                    if !current_value(row, "type").strict_eq(want)? {
+                        return Ok(false);
                     }
                 }
                 if !confidence_at_least(&v8, &row.get("confidence"), &min)? {
-                    continue;
+                    return Ok(false);
                 }
-                if let Some(slug) = &slug {
-                    if !project_slug_matches(&v8, row.get("adaptive_state_json").as_column(), slug)? {
-                        continue;
-                    }
+                match &slug {
+                    Some(slug) => project_slug_matches(&v8, row.get("adaptive_state_json").as_column(), slug),
+                    None => Ok(true),
                 }
-                if !first {
+            })?;
+            let mut out = JsonOut::new();
+            out.buf.push('[');
+            for (i, row) in kept.iter().enumerate() {
+                if i > 0 {
                     out.buf.push(',');
                 }
-                first = false;
                 out.piece(&row.json());
             }
             out.buf.push(']');
