@@ -102,6 +102,15 @@ pub fn row_count(conn: &Connection, sql: &str, args: &[Arg<'_>]) -> SResult<usiz
     Ok(n)
 }
 
+/// The one row of a statement of integer columns (NULL read as 0).
+pub fn int_row(conn: &Connection, sql: &str) -> SResult<Vec<i64>> {
+    let mut stmt = prepare(conn, sql)?;
+    let n = stmt.column_count();
+    let mut rows = stmt.raw_query();
+    let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+    Ok((0..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?)
+}
+
 /// A single integer (COUNT(*) and friends).
 pub fn count(conn: &Connection, sql: &str, params: &[Bound]) -> SResult<i64> {
     let mut stmt = prepare(conn, sql)?;

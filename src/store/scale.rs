@@ -78,11 +78,7 @@ pub fn stats(core: &Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>>
     if large(core) {
         return stats_row(core, large_sql);
     }
-    let mut stmt = exec::prepare(&core.conn, small_sql)?;
-    let n = stmt.column_count();
-    let mut rows = stmt.raw_query();
-    let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-    Ok((2..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?)
+    Ok(exec::int_row(&core.conn, small_sql)?.split_off(2))
 }
 
 /// Runs a one-row statement of integer columns whose first two are [`VERSIONS`] and
@@ -90,21 +86,16 @@ pub fn stats(core: &Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>>
 /// (A second pass is taken as it is: a commit by another connection in between is as if
 /// it had come just after this call.)
 pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
-    for pass in 0.. {
-        let read = || -> SResult<Vec<i64>> {
-            let mut stmt = exec::prepare(&core.conn, sql)?;
-            let n = stmt.column_count();
-            let mut rows = stmt.raw_query();
-            let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-            Ok((0..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?)
-        };
-        let row = match read() {
+    let mut pass = 0;
+    loop {
+        let row = match exec::int_row(&core.conn, sql) {
             Ok(row) => row,
             // The TEMP counters are gone (changing `PRAGMA temp_store` empties the temp
             // schema): recreate them, recount, read again.
             Err(_) if pass == 0 => {
                 core.conn.execute_batch(COUNTERS_SQL)?;
                 core.scale.set(ScaleState { counted: None, ..core.scale.get() });
+                pass += 1;
                 continue;
             }
             Err(e) => return Err(e),
@@ -115,6 +106,6 @@ pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
         }
         core.conn.execute_batch(COUNTERS_SQL)?;
         core.scale.set(ScaleState { counted: Some(versions), ..core.scale.get() });
+        pass += 1;
     }
-    unreachable!()
 }
