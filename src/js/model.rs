@@ -9,7 +9,7 @@ use rusqlite::types::ValueRef;
 use crate::js::bind::{bound_from_js, Bound};
 use crate::js::calc::str_to_number;
 use crate::js::json_out::JsonOut;
-use crate::js::v8::V8;
+use crate::js::v8::{Compare, V8};
 use crate::js::value::JsVal;
 use crate::sqlite::error::SResult;
 use napi::sys;
@@ -124,6 +124,16 @@ impl Val {
             (Val::Js(a), Val::Js(b)) => V8::of(a).strict_equals(a.raw(), b.raw())?,
             _ => false,
         })
+    }
+
+    /// `a <= b` or `a >= b`. Two numbers compare as IEEE doubles, exactly as JS does;
+    /// anything else (strings, a BigInt, a caller's object and its `valueOf`) goes to V8.
+    pub fn compare(&self, op: Compare, other: &Val, v8: &V8) -> SResult<bool> {
+        match (self, other, op) {
+            (Val::Num(a), Val::Num(b), Compare::Le) => Ok(a <= b),
+            (Val::Num(a), Val::Num(b), Compare::Ge) => Ok(a >= b),
+            _ => v8.compare(op, self.to_js(v8)?, other.to_js(v8)?),
+        }
     }
 
     /// `x + 1`: numeric addition, or string concatenation for strings, Buffers and

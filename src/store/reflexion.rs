@@ -131,15 +131,6 @@ fn find_rows(out: &mut JsonOut, conn: &rusqlite::Connection, sql: &str, args: &[
     exec::all_rows(out, stmt, &REFLEXION)
 }
 
-/// `entry.confidence >= minConfidence`: numbers compare in Rust; anything a caller could
-/// customise (an object's `valueOf`, a BigInt, a string) is compared by V8, once per row
-/// as the original's filter did.
-fn confidence_at_least(v8: &V8, confidence: &Val, min: &Val) -> SResult<bool> {
-    match (confidence, min) {
-        (Val::Num(c), Val::Num(m)) => Ok(c >= m),
-        _ => v8.compare(Compare::Ge, confidence.to_js(v8)?, min.to_js(v8)?),
-    }
-}
 
 /// `parseJson(adaptive_state_json, {})?.project_slug === slug`, with V8's own parse and
 /// `===` (stored JSON is first checked by serde_json, as parseJson's try/catch would).
@@ -308,7 +299,8 @@ impl NativeDb {
                         return Ok(false);
                     }
                 }
-                if !confidence_at_least(&v8, &row.get("confidence"), &min)? {
+                // entry.confidence >= minConfidence, once per row as the original's filter did
+                if !row.get("confidence").compare(Compare::Ge, &min, &v8)? {
                     return Ok(false);
                 }
                 match &slug {

@@ -23,7 +23,7 @@ use rusqlite::Connection;
 
 use crate::js::bind::{bind_all, bound_from_js, Arg, Bound};
 use crate::js::model::Val;
-use crate::js::v8::{Compare, V8};
+use crate::js::v8::V8;
 use crate::native_db::NativeDb;
 use crate::sqlite::error::{SResult, StoreError};
 use crate::sqlite::transaction::{in_transaction, Behavior};
@@ -176,16 +176,6 @@ fn bind_run(conn: &Connection, sql: &str, values: &[Val]) -> SResult<usize> {
     let mut stmt = exec::prepare(conn, sql)?;
     bind_all(&mut stmt, &bound)?;
     Ok(stmt.raw_execute()?)
-}
-
-/// `a <= b` for a column value and a caller's value, evaluated by V8.
-fn js_le(v8: &V8, a: &Val, b: &JsVal) -> SResult<bool> {
-    // Two numbers (the common case: a lease against a clock) compare as IEEE doubles,
-    // exactly as JS does; everything else is left to V8.
-    match (a, b.number()) {
-        (Val::Num(x), Some(y)) => Ok(*x <= y),
-        _ => v8.compare(Compare::Le, a.to_js(v8)?, b.raw()),
-    }
 }
 
 #[napi]

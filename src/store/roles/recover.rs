@@ -5,16 +5,17 @@
 use rusqlite::Connection;
 
 use crate::js::model::Val;
-use crate::js::v8::V8;
+use crate::js::v8::{Compare, V8};
 use crate::js::value::JsVal;
 use crate::sqlite::error::SResult;
 use crate::js::bind::Arg;
 use crate::js::json_out::{JsonOut, CANDIDATE, MESSAGE, RAW};
 use crate::store::queries::read_rows;
 
-use super::{bind_run, js_le, LIST_CANDIDATES, LIST_ROLES, PENDING_MESSAGES, RECOVER_EXPIRED, RECOVER_LIVE, RECOVER_ORPHANED};
+use super::{bind_run, LIST_CANDIDATES, LIST_ROLES, PENDING_MESSAGES, RECOVER_EXPIRED, RECOVER_LIVE, RECOVER_ORPHANED};
 
 pub(super) fn recover(v8: &V8, conn: &Connection, now_ms: &JsVal) -> SResult<String> {
+    let now = Val::from_js(*now_ms)?;
     let roles = read_rows(conn, LIST_ROLES, &[], &RAW, None)?;
     for role in &roles {
         let wire = role.get("role_key_wire");
@@ -22,17 +23,17 @@ pub(super) fn recover(v8: &V8, conn: &Connection, now_ms: &JsVal) -> SResult<Str
         let guard = [wire, role.get("version"), role.get("epoch")];
         if holder.truthy() {
             let lease = role.get("holder_lease_expires_ms");
-            if lease.nullish() || js_le(v8, &lease, now_ms)? {
-                let mut values = vec![Val::from_js(*now_ms)?];
+            if lease.nullish() || lease.compare(Compare::Le, &now, v8)? {
+                let mut values = vec![now.clone()];
                 values.extend(guard);
                 bind_run(conn, RECOVER_EXPIRED, &values)?;
             } else {
-                let mut values = vec![Val::text(&crate::store::uuid7::next()), Val::from_js(*now_ms)?];
+                let mut values = vec![Val::text(&crate::store::uuid7::next()), now.clone()];
                 values.extend(guard);
                 bind_run(conn, RECOVER_LIVE, &values)?;
             }
         } else if role.get("activation_id").truthy() || role.get("state").strict_eq(&Val::text("elected-probing"))? {
-            let mut values = vec![Val::from_js(*now_ms)?];
+            let mut values = vec![now.clone()];
             values.extend(guard);
             bind_run(conn, RECOVER_ORPHANED, &values)?;
         }
