@@ -3,7 +3,9 @@
 
 use crate::js::napi::{Napi, Raw};
 use crate::sqlite::error::SResult;
-use crate::sqlite::raw::{Column, RawStmt};
+use rusqlite::types::ValueRef;
+
+use crate::sqlite::raw::RawStmt;
 
 use super::RowMode;
 
@@ -11,11 +13,11 @@ use super::RowMode;
 /// (invalid UTF-8 as better-sqlite3's `StringFromUtf8` gives it), BLOB a Buffer.
 pub(super) fn value_js(js: Napi, stmt: &RawStmt, i: usize) -> SResult<Raw> {
     match stmt.column(i) {
-        Column::Integer(n) => js.number(n as f64),
-        Column::Real(f) => js.number(f),
-        Column::Text(t) => js.string_utf8(t),
-        Column::Blob(b) => js.buffer_copy(b),
-        Column::Null => js.null(),
+        ValueRef::Integer(n) => js.number(n as f64),
+        ValueRef::Real(f) => js.number(f),
+        ValueRef::Text(t) => js.string_utf8(t),
+        ValueRef::Blob(b) => js.buffer_copy(b),
+        ValueRef::Null => js.null(),
     }
 }
 

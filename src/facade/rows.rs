@@ -7,19 +7,14 @@ use rusqlite::ffi;
 
 use crate::js::json_out::{escape_into, JsonOut};
 use crate::sqlite::error::SResult;
-use crate::sqlite::raw::{self, Column, ColumnMeta, RawStmt};
+use crate::sqlite::raw::{self, ColumnMeta, RawStmt};
 use rusqlite::Connection;
 
 use super::RowMode;
 
+/// A column as better-sqlite3 returns it (every number a double, -0 kept).
 fn write_value(out: &mut JsonOut, stmt: &RawStmt, i: usize) {
-    match stmt.column(i) {
-        // better-sqlite3 returns every number as a double; -0 stays -0.
-        Column::Real(v) if v == 0.0 && v.is_sign_negative() => out.raw("-0"),
-        Column::Real(v) => out.num(v),
-        Column::Text(t) => out.text_bytes(t),
-        other => out.value(other.as_value_ref()),
-    }
+    out.value(stmt.column(i));
 }
 
 fn column_name(stmt: &RawStmt, i: usize) -> Cow<'_, str> {

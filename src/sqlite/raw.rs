@@ -116,27 +116,6 @@ pub struct Prepared {
     pub tail: usize,
 }
 
-/// Column kinds as `sqlite3_column_type` reports them.
-pub enum Column<'a> {
-    Null,
-    Integer(i64),
-    Real(f64),
-    Text(&'a [u8]),
-    Blob(&'a [u8]),
-}
-
-impl Column<'_> {
-    pub fn as_value_ref(&self) -> ValueRef<'_> {
-        match self {
-            Column::Null => ValueRef::Null,
-            Column::Integer(i) => ValueRef::Integer(*i),
-            Column::Real(f) => ValueRef::Real(*f),
-            Column::Text(t) => ValueRef::Text(t),
-            Column::Blob(b) => ValueRef::Blob(b),
-        }
-    }
-}
-
 /// Column metadata names, as `stmt.columns()` reports them.
 pub enum ColumnMeta {
     Name,
@@ -245,23 +224,23 @@ impl RawStmt {
     }
 
     /// Column `i` of the current row (valid until the next step or reset).
-    pub fn column(&self, i: usize) -> Column<'_> {
-        let Ok(i) = c_int::try_from(i) else { return Column::Null };
+    pub fn column(&self, i: usize) -> ValueRef<'_> {
+        let Ok(i) = c_int::try_from(i) else { return ValueRef::Null };
         // SAFETY: called on a row the last step produced; the returned slices borrow
         // `self`, so no step or reset can happen while they live.
         unsafe {
             match ffi::sqlite3_column_type(self.handle, i) {
-                ffi::SQLITE_INTEGER => Column::Integer(ffi::sqlite3_column_int64(self.handle, i)),
-                ffi::SQLITE_FLOAT => Column::Real(ffi::sqlite3_column_double(self.handle, i)),
+                ffi::SQLITE_INTEGER => ValueRef::Integer(ffi::sqlite3_column_int64(self.handle, i)),
+                ffi::SQLITE_FLOAT => ValueRef::Real(ffi::sqlite3_column_double(self.handle, i)),
                 ffi::SQLITE_TEXT => {
                     let p = ffi::sqlite3_column_text(self.handle, i);
-                    Column::Text(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
+                    ValueRef::Text(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
                 }
                 ffi::SQLITE_BLOB => {
                     let p = ffi::sqlite3_column_blob(self.handle, i).cast::<u8>();
-                    Column::Blob(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
+                    ValueRef::Blob(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
                 }
-                _ => Column::Null,
+                _ => ValueRef::Null,
             }
         }
     }
