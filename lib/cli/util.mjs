@@ -91,6 +91,22 @@ export function pairs(entries) {
 }
 
 /** Writes text plus a newline to a stream (the io object's stdout or stderr). */
+/**
+ * A listing command's output: with `--json`, `{ now_ms, [key]: rows }`; otherwise a table
+ * and a summary line, or "no <key>" when there are no rows. Returns the exit code.
+ */
+export function printListing(io, options, { key, rows, now, columns, summary }) {
+  if (options.json) {
+    printJson(io.stdout, { now_ms: now, [key]: rows });
+  } else if (rows.length === 0) {
+    println(io.stdout, `no ${key}`);
+  } else {
+    println(io.stdout, table(rows, columns));
+    println(io.stdout, `\n${summary(rows)}`);
+  }
+  return 0;
+}
+
 /** `--json` output: the value as indented JSON on its own lines. */
 export function printJson(stream, value) {
   println(stream, JSON.stringify(value, null, 2));

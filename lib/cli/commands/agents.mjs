@@ -1,7 +1,7 @@
 // `triflux-store agents <db>`: every agent with its status and how long its lease has left.
 
 import { openHub, requireTables, sqlite } from '../open.mjs';
-import { duration, intOption, iso, leaseLeft, printJson, println, table } from '../util.mjs';
+import { duration, intOption, iso, leaseLeft, printListing } from '../util.mjs';
 
 function parseList(text) {
   try {
@@ -38,17 +38,11 @@ export function run({ args, options, io }) {
     session_id: row.session_id ?? null,
     host_id: row.host_id ?? null,
   }));
-  if (options.json) {
-    printJson(io.stdout, { now_ms: now, agents });
-    return 0;
-  }
-  if (agents.length === 0) {
-    println(io.stdout, 'no agents');
-    return 0;
-  }
-  println(
-    io.stdout,
-    table(agents, [
+  return printListing(io, options, {
+    key: 'agents',
+    rows: agents,
+    now,
+    columns: [
       ['agent', 'agent_id'],
       ['cli', 'cli'],
       ['pid', 'pid'],
@@ -56,10 +50,11 @@ export function run({ args, options, io }) {
       ['lease left', (a) => leaseLeft(a.lease_expires_ms, now)],
       ['last seen', (a) => `${iso(a.last_seen_ms)} (${duration(now - a.last_seen_ms)} ago)`],
       ['topics', (a) => a.topics.join(',') || '-'],
-    ]),
-  );
-  const online = agents.filter((a) => a.status === 'online');
-  const lapsed = online.filter((a) => a.lease_expired).length;
-  println(io.stdout, `\n${agents.length} agents, ${online.length} online${lapsed ? ` (${lapsed} with an expired lease: the hub's next sweep marks them stale)` : ''}`);
-  return 0;
+    ],
+    summary: () => {
+      const online = agents.filter((a) => a.status === 'online');
+      const lapsed = online.filter((a) => a.lease_expired).length;
+      return `${agents.length} agents, ${online.length} online${lapsed ? ` (${lapsed} with an expired lease: the hub's next sweep marks them stale)` : ''}`;
+    },
+  });
 }

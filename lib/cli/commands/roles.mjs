@@ -2,7 +2,7 @@
 // epoch, version, lease left, and holders whose lease has expired flagged.
 
 import { openHub, requireTables, sqlite } from '../open.mjs';
-import { intOption, leaseLeft, printJson, println, table } from '../util.mjs';
+import { intOption, leaseLeft, printListing } from '../util.mjs';
 
 /**
  * Decodes an `rk2.` wire (`rk2.` + unpadded base64url of the key's JSON) to
@@ -68,17 +68,11 @@ export function run({ args, options, io }) {
       blocked_reason: row.blocked_reason,
     };
   });
-  if (options.json) {
-    printJson(io.stdout, { now_ms: now, roles });
-    return 0;
-  }
-  if (roles.length === 0) {
-    println(io.stdout, 'no roles');
-    return 0;
-  }
-  println(
-    io.stdout,
-    table(roles, [
+  return printListing(io, options, {
+    key: 'roles',
+    rows: roles,
+    now,
+    columns: [
       ['project', (r) => r.role_key?.project_id ?? r.project_id],
       ['kind', (r) => r.role_key?.role_kind ?? r.role_kind],
       ['scope', (r) => r.role_key?.scope_id ?? (r.scope_id || null)],
@@ -89,9 +83,10 @@ export function run({ args, options, io }) {
       ['lease left', (r) => (r.holder_agent_id == null ? null : leaseLeft(r.holder_lease_expires_ms, now))],
       ['cand', 'candidates'],
       ['flags', (r) => [r.holder_expired ? 'HOLDER EXPIRED' : null, r.role_key_problem].filter(Boolean).join('; ') || null],
-    ]),
-  );
-  const expired = roles.filter((r) => r.holder_expired).length;
-  println(io.stdout, `\n${roles.length} roles, ${roles.filter((r) => r.holder_agent_id != null).length} held, ${expired} with an expired holder`);
-  return 0;
+    ],
+    summary: () => {
+      const expired = roles.filter((r) => r.holder_expired).length;
+      return `${roles.length} roles, ${roles.filter((r) => r.holder_agent_id != null).length} held, ${expired} with an expired holder`;
+    },
+  });
 }
