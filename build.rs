@@ -14,7 +14,10 @@ fn main() {
     let mut build = cc::Build::new();
     build.file(format!("{dir}/sqlite3.c")).include(dir).warnings(false);
     // defines.gypi lists one define per line: 'NAME' or 'NAME=VALUE',
-    for define in defines.lines().filter_map(|l| l.trim().strip_prefix('\'')?.strip_suffix("',")) {
+    for define in defines
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('\'')?.strip_suffix("',"))
+    {
         match define.split_once('=') {
             Some((name, value)) => build.define(name, value),
             None => build.define(define, None),

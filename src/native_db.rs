@@ -15,8 +15,8 @@ use napi_derive::napi;
 use rusqlite::Connection;
 
 use crate::js::throw::Throw;
-use crate::sqlite::connection::{self, OpenMode};
 use crate::sqlite::backup::Backups;
+use crate::sqlite::connection::{self, OpenMode};
 use crate::sqlite::error::{SResult, StoreError};
 use crate::sqlite::statements::StatementTable;
 use crate::sqlite::transaction::{in_transaction, Behavior};
@@ -134,7 +134,11 @@ impl NativeDb {
     /// Opens (or creates) a database file like `new Database(path, options)`.
     #[napi(constructor)]
     pub fn new(env: Env, path: String, options: Option<OpenOptions>) -> Result<Self> {
-        let opts = options.unwrap_or(OpenOptions { readonly: None, file_must_exist: None, timeout: None });
+        let opts = options.unwrap_or(OpenOptions {
+            readonly: None,
+            file_must_exist: None,
+            timeout: None,
+        });
         let mode = OpenMode {
             readonly: opts.readonly.unwrap_or(false),
             file_must_exist: opts.file_must_exist.unwrap_or(false),
@@ -152,7 +156,10 @@ impl NativeDb {
                     readonly: mode.readonly,
                     scale: Default::default(),
                 };
-                let inner: Slot = Rc::new(SlotState { core: RefCell::new(Some(Rc::new(core))), active: Cell::new(0) });
+                let inner: Slot = Rc::new(SlotState {
+                    core: RefCell::new(Some(Rc::new(core))),
+                    active: Cell::new(0),
+                });
                 let handle = register(&inner);
                 Ok(NativeDb { path, inner, handle })
             }
@@ -198,7 +205,9 @@ impl NativeDb {
         if self.inner.active.get() > 0 {
             return Err(busy().throw(env.raw()));
         }
-        let Some(core) = self.inner.core.borrow_mut().take() else { return Ok(()) };
+        let Some(core) = self.inner.core.borrow_mut().take() else {
+            return Ok(());
+        };
         let core = match Rc::try_unwrap(core) {
             Ok(core) => core,
             // Unreachable while no call is active (only calls clone the Rc); keep it open.
@@ -211,12 +220,28 @@ impl NativeDb {
             *self.inner.core.borrow_mut() = Some(Rc::new(core));
             return Err(busy().throw(env.raw()));
         }
-        let Core { statements, backups, conn, path, memory, readonly, scale } = core;
+        let Core {
+            statements,
+            backups,
+            conn,
+            path,
+            memory,
+            readonly,
+            scale,
+        } = core;
         statements.borrow_mut().clear();
         backups.borrow_mut().clear();
         if let Err((conn, e)) = conn.close() {
             // Keep the connection usable rather than leak it half-closed.
-            let core = Core { statements, backups, conn, path, memory, readonly, scale };
+            let core = Core {
+                statements,
+                backups,
+                conn,
+                path,
+                memory,
+                readonly,
+                scale,
+            };
             *self.inner.core.borrow_mut() = Some(Rc::new(core));
             return Err(StoreError::from(e).throw(env.raw()));
         }
@@ -250,13 +275,17 @@ impl NativeDb {
     /// instead of one per statement, and no other writer can slip in between; the result
     /// is the one the original gives when nothing interleaves.
     pub fn with_atomic<T>(&self, env: &Env, f: impl FnOnce(&Connection) -> SResult<T>) -> Result<T> {
-        with_slot(&self.inner, env, |core| in_transaction(&core.conn, Behavior::Immediate, || f(&core.conn)))
+        with_slot(&self.inner, env, |core| {
+            in_transaction(&core.conn, Behavior::Immediate, || f(&core.conn))
+        })
     }
 }
 
 /// [`NativeDb::with`] for a slot found by handle.
 pub fn with_slot<T>(slot: &SlotState, env: &Env, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
-    let Some(core) = slot.core() else { return Err(StoreError::not_open().throw(env.raw())) };
+    let Some(core) = slot.core() else {
+        return Err(StoreError::not_open().throw(env.raw()));
+    };
     let _call = ActiveCall::enter(&slot.active);
     // A Rust panic must never abort the hub: it becomes a JS Error instead. Any
     // transaction guard the panic unwound through has rolled back its own writes.

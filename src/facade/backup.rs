@@ -15,7 +15,9 @@ impl NativeDb {
     /// `unlink`: `dest` is new, remove it unless the backup completes.
     #[napi]
     pub fn backup_start(&self, env: Env, attached: String, dest: String, unlink: bool) -> Result<u32> {
-        self.with(&env, |core| core.backups.borrow_mut().start(&core.conn, &attached, &dest, unlink))
+        self.with(&env, |core| {
+            core.backups.borrow_mut().start(&core.conn, &attached, &dest, unlink)
+        })
     }
 
     /// One `sqlite3_backup_step(pages)`; returns [totalPages, remainingPages].

@@ -13,9 +13,9 @@ use crate::native_db::NativeDb;
 use crate::sqlite::raw;
 use crate::sqlite::transaction::{Behavior, Level, Tx};
 
+use super::no_iterators;
 use super::prepare::{exec_script, prepare_one};
 use super::rows::{all_rows_json, write_row};
-use super::no_iterators;
 
 fn behavior(kind: u32) -> Behavior {
     match TxKind::from_wire(kind) {

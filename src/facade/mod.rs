@@ -54,7 +54,9 @@ fn read_args(params: &JsVal) -> SResult<Vec<Arg<'static>>> {
 /// The statement table, unless an outer facade call is using it (a caller's getter
 /// re-entering during binding): then the connection is busy, as in better-sqlite3.
 fn statements(core: &Core) -> SResult<RefMut<'_, StatementTable>> {
-    core.statements.try_borrow_mut().map_err(|_| StoreError::type_error(BUSY))
+    core.statements
+        .try_borrow_mut()
+        .map_err(|_| StoreError::type_error(BUSY))
 }
 
 /// Runs `f` on the connection behind `handle` (see `native_db::Slot`).

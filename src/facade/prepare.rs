@@ -54,10 +54,14 @@ pub(super) fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<
     let sql = sql_bytes(source)?;
     let prepared = RawStmt::prepare(&core.conn, &sql, !pragma)?;
     let Some(stmt) = prepared.stmt else {
-        return Err(StoreError::range_error("The supplied SQL string contains no statements"));
+        return Err(StoreError::range_error(
+            "The supplied SQL string contains no statements",
+        ));
     };
     if !only_comments(sql.get(prepared.tail..).unwrap_or_default()) {
-        return Err(StoreError::range_error("The supplied SQL string contains more than one statement"));
+        return Err(StoreError::range_error(
+            "The supplied SQL string contains more than one statement",
+        ));
     }
     let returns_data = stmt.column_count() >= 1 || pragma;
     Ok((stmt, returns_data))

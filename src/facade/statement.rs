@@ -9,8 +9,8 @@ use rusqlite::types::ValueRef;
 
 use crate::js::bind::{bind_args_with, ParamInfo, TOO_BIG, TOO_MANY};
 use crate::js::create::Made;
-use crate::js::napi::Napi;
 use crate::js::json_out::JsonOut;
+use crate::js::napi::Napi;
 use crate::js::protocol::pack_statement;
 use crate::js::value::JsVal;
 use crate::native_db::{Core, NativeDb};
@@ -103,7 +103,11 @@ fn run_stmt(core: &Core, id: u32, params: &JsVal) -> SResult<u32> {
     let result = if held.stmt.reset() == ffi::SQLITE_OK {
         // changes() keeps the last write's count; better-sqlite3 reports 0 when this
         // statement changed nothing.
-        let changes = if raw::total_changes(&core.conn) == before { 0 } else { raw::changes(&core.conn) };
+        let changes = if raw::total_changes(&core.conn) == before {
+            0
+        } else {
+            raw::changes(&core.conn)
+        };
         Ok(changes as u32)
     } else {
         Err(raw::last_error(&core.conn))
@@ -181,7 +185,7 @@ impl NativeDb {
     pub fn facade_bind(&self, env: Env, id: u32, params: JsVal) -> Result<()> {
         self.with(&env, |core| {
             let mut table = statements(core)?;
-        let held = table.get(id)?;
+            let held = table.get(id)?;
             bind_params(held, &params)?;
             held.bound = true;
             Ok(())
@@ -203,7 +207,7 @@ impl NativeDb {
     pub fn facade_iter_next(&self, env: Env, id: u32, mode: u32) -> Result<String> {
         self.with(&env, |core| {
             let mut table = statements(core)?;
-        let held = table.get(id)?;
+            let held = table.get(id)?;
             let status = held.stmt.step();
             if status == ffi::SQLITE_ROW {
                 let mut out = JsonOut::new();
@@ -226,7 +230,7 @@ impl NativeDb {
     pub fn facade_iter_return(&self, env: Env, id: u32) -> Result<()> {
         self.with(&env, |core| {
             let mut table = statements(core)?;
-        let held = table.get(id)?;
+            let held = table.get(id)?;
             held.stmt.reset();
             finish(held);
             table.end_iteration(id);

@@ -5,8 +5,8 @@
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Statement, ToSql};
 
-use crate::sqlite::error::{SResult, StoreError};
 use crate::js::value::JsVal;
+use crate::sqlite::error::{SResult, StoreError};
 
 /// A value ready to bind, owned so that JS reads happen before SQLite runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +62,11 @@ pub fn bound_from_js(v: &JsVal) -> SResult<Bound> {
         return Ok(Bound::Real(n));
     }
     if let Some((i, lossless)) = v.bigint_i64() {
-        return if lossless { Ok(Bound::Int(i)) } else { Err(StoreError::range_error(TOO_BIG)) };
+        return if lossless {
+            Ok(Bound::Int(i))
+        } else {
+            Err(StoreError::range_error(TOO_BIG))
+        };
     }
     if v.is_string() {
         return Ok(Bound::Text(v.wtf8()?));
@@ -136,7 +140,10 @@ impl ParamInfo for RusqliteParams<'_, '_> {
 pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
     let param_count = stmt.parameter_count();
     let named: Vec<(usize, String)> = (1..=param_count)
-        .filter_map(|i| stmt.parameter_name(i).map(|n| (i, n.get(1..).unwrap_or_default().to_string())))
+        .filter_map(|i| {
+            stmt.parameter_name(i)
+                .map(|n| (i, n.get(1..).unwrap_or_default().to_string()))
+        })
         .collect();
     let mut anon_index = 0usize;
     let mut next_anon = |stmt: &P| {
@@ -194,7 +201,9 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
                 }
                 continue;
             } else if !named.is_empty() {
-                return Err(StoreError::type_error("Named parameters can only be passed within plain objects"));
+                return Err(StoreError::type_error(
+                    "Named parameters can only be passed within plain objects",
+                ));
             }
         }
         let value = bound_from_js(arg)?;

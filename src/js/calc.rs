@@ -69,7 +69,10 @@ pub fn str_to_number(s: &str) -> f64 {
         if d.is_empty() || !d.chars().all(|c| c.is_digit(r)) {
             return Some(f64::NAN);
         }
-        Some(d.chars().fold(0f64, |acc, c| acc * r as f64 + c.to_digit(r).unwrap() as f64))
+        Some(
+            d.chars()
+                .fold(0f64, |acc, c| acc * r as f64 + c.to_digit(r).unwrap() as f64),
+        )
     };
     for (p, r) in [("0x", 16), ("0o", 8), ("0b", 2)] {
         if let Some(v) = radix(p, r) {

@@ -18,10 +18,35 @@ mod tests {
 
     #[test]
     fn agrees_with_json_parse() {
-        for ok in ["{}", "[]", " [1, 2.5e-3, -0, \"a\\u00e9\"] ", "null", "true", "\"\\ud800\"", "{\"a\":{\"b\":[{}]}}", "1e999", "{\"\\udc00\":1}"] {
+        for ok in [
+            "{}",
+            "[]",
+            " [1, 2.5e-3, -0, \"a\\u00e9\"] ",
+            "null",
+            "true",
+            "\"\\ud800\"",
+            "{\"a\":{\"b\":[{}]}}",
+            "1e999",
+            "{\"\\udc00\":1}",
+        ] {
             assert!(is_valid_json(ok), "{ok}");
         }
-        for bad in ["", "{bad json", "[1,", "nope", "{\"truncated\":", "01", "1.", "[1,]", "{\"a\" 1}", "\"\t\"", "'a'", "[] x", "\u{feff}{}", "{\"a\":1,}"] {
+        for bad in [
+            "",
+            "{bad json",
+            "[1,",
+            "nope",
+            "{\"truncated\":",
+            "01",
+            "1.",
+            "[1,]",
+            "{\"a\" 1}",
+            "\"\t\"",
+            "'a'",
+            "[] x",
+            "\u{feff}{}",
+            "{\"a\":1,}",
+        ] {
             assert!(!is_valid_json(bad), "{bad}");
         }
     }

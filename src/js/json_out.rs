@@ -24,7 +24,10 @@ impl Default for JsonOut {
 
 impl JsonOut {
     pub fn new() -> Self {
-        JsonOut { buf: String::with_capacity(512), needs_reviver: false }
+        JsonOut {
+            buf: String::with_capacity(512),
+            needs_reviver: false,
+        }
     }
 
     pub fn finish(self) -> String {
@@ -203,25 +206,45 @@ pub struct RowShape {
     pub reflexion_type: bool,
 }
 
-pub const RAW: RowShape = RowShape { json: &[], reflexion_type: false };
-pub const AGENT: RowShape = RowShape {
-    json: &[("capabilities_json", "capabilities", "[]"), ("topics_json", "topics", "[]"), ("metadata_json", "metadata", "{}")],
+pub const RAW: RowShape = RowShape {
+    json: &[],
     reflexion_type: false,
 };
-pub const MESSAGE: RowShape = RowShape { json: &[("payload_json", "payload", "{}")], reflexion_type: false };
+pub const AGENT: RowShape = RowShape {
+    json: &[
+        ("capabilities_json", "capabilities", "[]"),
+        ("topics_json", "topics", "[]"),
+        ("metadata_json", "metadata", "{}"),
+    ],
+    reflexion_type: false,
+};
+pub const MESSAGE: RowShape = RowShape {
+    json: &[("payload_json", "payload", "{}")],
+    reflexion_type: false,
+};
 pub const HUMAN_REQUEST: RowShape = RowShape {
     json: &[("schema_json", "schema", "{}"), ("response_json", "response", "null")],
     reflexion_type: false,
 };
 pub const ASSIGN: RowShape = RowShape {
-    json: &[("payload_json", "payload", "{}"), ("result_json", "result", "null"), ("error_json", "error", "null")],
+    json: &[
+        ("payload_json", "payload", "{}"),
+        ("result_json", "result", "null"),
+        ("error_json", "error", "null"),
+    ],
     reflexion_type: false,
 };
 pub const REFLEXION: RowShape = RowShape {
-    json: &[("context_json", "context", "{}"), ("adaptive_state_json", "adaptive_state", "{}")],
+    json: &[
+        ("context_json", "context", "{}"),
+        ("adaptive_state_json", "adaptive_state", "{}"),
+    ],
     reflexion_type: true,
 };
-pub const CANDIDATE: RowShape = RowShape { json: &[("transport_locators_json", "transport_locators", "[]")], reflexion_type: false };
+pub const CANDIDATE: RowShape = RowShape {
+    json: &[("transport_locators_json", "transport_locators", "[]")],
+    reflexion_type: false,
+};
 
 /// Writes one row as a JSON object shaped by `shape`.
 pub fn write_row(out: &mut JsonOut, row: &Row<'_>, shape: &RowShape) -> rusqlite::Result<()> {

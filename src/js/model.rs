@@ -225,7 +225,9 @@ impl Val {
 
 /// better-sqlite3 refuses booleans with this TypeError.
 fn bound_from_js_bool() -> SResult<Bound> {
-    Err(crate::sqlite::error::StoreError::type_error(crate::js::bind::CANNOT_BIND))
+    Err(crate::sqlite::error::StoreError::type_error(
+        crate::js::bind::CANNOT_BIND,
+    ))
 }
 
 /// `a ?? b()`

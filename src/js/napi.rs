@@ -72,29 +72,64 @@ impl Napi {
     /// A BigInt as i64 and whether that is exact.
     pub fn bigint_i64(self, v: Raw) -> SResult<(i64, bool)> {
         let mut lossless = false;
-        let value = out!(0i64, |n| sys::napi_get_value_bigint_int64(self.0, v, &mut n, &mut lossless))?;
+        let value = out!(0i64, |n| sys::napi_get_value_bigint_int64(
+            self.0,
+            v,
+            &mut n,
+            &mut lossless
+        ))?;
         Ok((value, lossless))
     }
 
     /// A string's UTF-16 units.
     pub fn utf16(self, v: Raw) -> SResult<Vec<u16>> {
-        let len = out!(0usize, |n| sys::napi_get_value_string_utf16(self.0, v, std::ptr::null_mut(), 0, &mut n))?;
+        let len = out!(0usize, |n| sys::napi_get_value_string_utf16(
+            self.0,
+            v,
+            std::ptr::null_mut(),
+            0,
+            &mut n
+        ))?;
         let mut buf = vec![0u16; len + 1];
-        let written = out!(0usize, |n| sys::napi_get_value_string_utf16(self.0, v, buf.as_mut_ptr(), len + 1, &mut n))?;
+        let written = out!(0usize, |n| sys::napi_get_value_string_utf16(
+            self.0,
+            v,
+            buf.as_mut_ptr(),
+            len + 1,
+            &mut n
+        ))?;
         buf.truncate(written);
         Ok(buf)
     }
 
     /// The number of UTF-16 units of a string.
     pub fn utf16_len(self, v: Raw) -> SResult<usize> {
-        out!(0usize, |n| sys::napi_get_value_string_utf16(self.0, v, std::ptr::null_mut(), 0, &mut n))
+        out!(0usize, |n| sys::napi_get_value_string_utf16(
+            self.0,
+            v,
+            std::ptr::null_mut(),
+            0,
+            &mut n
+        ))
     }
 
     /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them).
     pub fn utf8(self, v: Raw) -> SResult<Vec<u8>> {
-        let len = out!(0usize, |n| sys::napi_get_value_string_utf8(self.0, v, std::ptr::null_mut(), 0, &mut n))?;
+        let len = out!(0usize, |n| sys::napi_get_value_string_utf8(
+            self.0,
+            v,
+            std::ptr::null_mut(),
+            0,
+            &mut n
+        ))?;
         let mut buf = vec![0u8; len + 1];
-        let written = out!(0usize, |n| sys::napi_get_value_string_utf8(self.0, v, buf.as_mut_ptr().cast(), len + 1, &mut n))?;
+        let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
+            self.0,
+            v,
+            buf.as_mut_ptr().cast(),
+            len + 1,
+            &mut n
+        ))?;
         buf.truncate(written);
         Ok(buf)
     }
@@ -125,23 +160,52 @@ impl Napi {
 
     /// A typed array's element type, element count and data.
     pub fn typedarray_info(self, v: Raw) -> SResult<ViewInfo> {
-        let (mut ty, mut length, mut data, mut buffer, mut offset) = (0, 0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
-        out!((), |_u| sys::napi_get_typedarray_info(self.0, v, &mut ty, &mut length, &mut data, &mut buffer, &mut offset))?;
-        Ok(ViewInfo { element_type: Some(ty), length, data: data as *const u8 })
+        let (mut ty, mut length, mut data, mut buffer, mut offset) =
+            (0, 0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        out!((), |_u| sys::napi_get_typedarray_info(
+            self.0,
+            v,
+            &mut ty,
+            &mut length,
+            &mut data,
+            &mut buffer,
+            &mut offset
+        ))?;
+        Ok(ViewInfo {
+            element_type: Some(ty),
+            length,
+            data: data as *const u8,
+        })
     }
 
     /// A DataView's byte length and data.
     pub fn dataview_info(self, v: Raw) -> SResult<ViewInfo> {
-        let (mut length, mut data, mut buffer, mut offset) = (0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
-        out!((), |_u| sys::napi_get_dataview_info(self.0, v, &mut length, &mut data, &mut buffer, &mut offset))?;
-        Ok(ViewInfo { element_type: None, length, data: data as *const u8 })
+        let (mut length, mut data, mut buffer, mut offset) =
+            (0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        out!((), |_u| sys::napi_get_dataview_info(
+            self.0,
+            v,
+            &mut length,
+            &mut data,
+            &mut buffer,
+            &mut offset
+        ))?;
+        Ok(ViewInfo {
+            element_type: None,
+            length,
+            data: data as *const u8,
+        })
     }
 
     /// A Buffer's byte length and data.
     pub fn buffer_info(self, v: Raw) -> SResult<ViewInfo> {
         let (mut data, mut length) = (std::ptr::null_mut(), 0usize);
         out!((), |_u| sys::napi_get_buffer_info(self.0, v, &mut data, &mut length))?;
-        Ok(ViewInfo { element_type: None, length, data: data as *const u8 })
+        Ok(ViewInfo {
+            element_type: None,
+            length,
+            data: data as *const u8,
+        })
     }
 
     /// Copies `byte_len` bytes of a view described by [`Napi::typedarray_info`] and friends.
@@ -170,11 +234,18 @@ impl Napi {
     }
 
     pub fn named_property(self, obj: Raw, key: &CStr) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_named_property(self.0, obj, key.as_ptr(), &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_get_named_property(
+            self.0,
+            obj,
+            key.as_ptr(),
+            &mut o
+        ))
     }
 
     pub fn property(self, obj: Raw, key: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_property(self.0, obj, key, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_get_property(
+            self.0, obj, key, &mut o
+        ))
     }
 
     pub fn has_own_property(self, obj: Raw, key: Raw) -> SResult<bool> {
@@ -194,7 +265,9 @@ impl Napi {
     }
 
     pub fn element(self, v: Raw, index: u32) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_element(self.0, v, index, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_get_element(
+            self.0, v, index, &mut o
+        ))
     }
 
     pub fn set_element(self, array: Raw, index: u32, value: Raw) -> SResult<()> {
@@ -233,23 +306,49 @@ impl Napi {
 
     /// A string from UTF-8 bytes, decoded by V8 (invalid sequences become U+FFFD).
     pub fn string_utf8(self, bytes: &[u8]) -> SResult<Raw> {
-        let ptr = if bytes.is_empty() { c"".as_ptr() } else { bytes.as_ptr().cast() };
-        out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf8(self.0, ptr, bytes.len() as isize, &mut o))
+        let ptr = if bytes.is_empty() {
+            c"".as_ptr()
+        } else {
+            bytes.as_ptr().cast()
+        };
+        out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf8(
+            self.0,
+            ptr,
+            bytes.len() as isize,
+            &mut o
+        ))
     }
 
     pub fn string_utf16(self, units: &[u16]) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf16(self.0, units.as_ptr(), units.len() as isize, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf16(
+            self.0,
+            units.as_ptr(),
+            units.len() as isize,
+            &mut o
+        ))
     }
 
     /// A Buffer holding a copy of `bytes`.
     pub fn buffer_copy(self, bytes: &[u8]) -> SResult<Raw> {
-        let ptr = if bytes.is_empty() { c"".as_ptr().cast() } else { bytes.as_ptr().cast() };
+        let ptr = if bytes.is_empty() {
+            c"".as_ptr().cast()
+        } else {
+            bytes.as_ptr().cast()
+        };
         let mut data = std::ptr::null_mut();
-        out!(std::ptr::null_mut(), |o| sys::napi_create_buffer_copy(self.0, bytes.len(), ptr, &mut data, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_create_buffer_copy(
+            self.0,
+            bytes.len(),
+            ptr,
+            &mut data,
+            &mut o
+        ))
     }
 
     pub fn array(self, len: usize) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_array_with_length(self.0, len, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_create_array_with_length(
+            self.0, len, &mut o
+        ))
     }
 
     pub fn object(self) -> SResult<Raw> {
@@ -259,11 +358,24 @@ impl Napi {
     // --- functions, scripts and references ---
 
     pub fn call(self, this: Raw, f: Raw, args: &[Raw]) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_call_function(self.0, this, f, args.len(), args.as_ptr(), &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_call_function(
+            self.0,
+            this,
+            f,
+            args.len(),
+            args.as_ptr(),
+            &mut o
+        ))
     }
 
     pub fn new_instance(self, ctor: Raw, args: &[Raw]) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_new_instance(self.0, ctor, args.len(), args.as_ptr(), &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_new_instance(
+            self.0,
+            ctor,
+            args.len(),
+            args.as_ptr(),
+            &mut o
+        ))
     }
 
     pub fn run_script(self, source: Raw) -> SResult<Raw> {
@@ -272,11 +384,15 @@ impl Napi {
 
     /// A strong reference that keeps `v` alive until [`Napi::delete_reference`].
     pub fn reference(self, v: Raw) -> SResult<sys::napi_ref> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_reference(self.0, v, 1, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_create_reference(
+            self.0, v, 1, &mut o
+        ))
     }
 
     pub fn reference_value(self, r: sys::napi_ref) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_reference_value(self.0, r, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_get_reference_value(
+            self.0, r, &mut o
+        ))
     }
 
     pub fn delete_reference(self, r: sys::napi_ref) -> SResult<()> {
@@ -294,14 +410,29 @@ impl Napi {
     }
 
     pub fn error(self, message: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_error(self.0, std::ptr::null_mut(), message, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_create_error(
+            self.0,
+            std::ptr::null_mut(),
+            message,
+            &mut o
+        ))
     }
 
     pub fn type_error(self, message: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_type_error(self.0, std::ptr::null_mut(), message, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_create_type_error(
+            self.0,
+            std::ptr::null_mut(),
+            message,
+            &mut o
+        ))
     }
 
     pub fn range_error(self, message: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_range_error(self.0, std::ptr::null_mut(), message, &mut o))
+        out!(std::ptr::null_mut(), |o| sys::napi_create_range_error(
+            self.0,
+            std::ptr::null_mut(),
+            message,
+            &mut o
+        ))
     }
 }

@@ -42,10 +42,13 @@ impl Throw for StoreError {
 #[napi]
 pub fn register_sqlite_error(env: Env, ctor: Function<'_>) -> Result<()> {
     let napi = Napi::new(env.raw());
-    let reference = napi.reference(ctor.raw()).map_err(|_| Error::from_reason("could not keep the SqliteError class"))?;
+    let reference = napi
+        .reference(ctor.raw())
+        .map_err(|_| Error::from_reason("could not keep the SqliteError class"))?;
     let old = SQLITE_ERROR_CTOR.with(|c| c.replace(reference));
     if !old.is_null() {
-        napi.delete_reference(old).map_err(|_| Error::from_reason("could not release the previous SqliteError class"))?;
+        napi.delete_reference(old)
+            .map_err(|_| Error::from_reason("could not release the previous SqliteError class"))?;
     }
     Ok(())
 }
@@ -91,5 +94,7 @@ fn new_sqlite_error(napi: Napi, message: Raw, code: &str) -> SResult<Option<Raw>
     if ctor.is_null() {
         return Ok(None);
     }
-    Ok(Some(napi.new_instance(ctor, &[message, napi.string_utf8(code.as_bytes())?])?))
+    Ok(Some(
+        napi.new_instance(ctor, &[message, napi.string_utf8(code.as_bytes())?])?,
+    ))
 }

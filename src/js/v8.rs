@@ -40,7 +40,9 @@ pub(crate) struct V8 {
 
 impl V8 {
     pub fn new(env: &Env) -> V8 {
-        V8 { napi: Napi::new(env.raw()) }
+        V8 {
+            napi: Napi::new(env.raw()),
+        }
     }
 
     /// The environment a caller's value belongs to.
@@ -103,13 +105,23 @@ impl V8 {
     /// `JSON.stringify(parseJson(stored, fallback))`, None meaning the parsed value is
     /// null. `fallback` is the JSON text of the fallback value.
     pub fn reparse(&self, stored: ValueRef<'_>, fallback: &str) -> SResult<Option<Vec<u8>>> {
-        let fb = || if fallback == "null" { None } else { Some(fallback.as_bytes().to_vec()) };
+        let fb = || {
+            if fallback == "null" {
+                None
+            } else {
+                Some(fallback.as_bytes().to_vec())
+            }
+        };
         let text = match stored {
             ValueRef::Null => return Ok(fb()),
             ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
             ValueRef::Integer(i) => return self.stringify(self.double(i as f64)?),
             ValueRef::Real(f) => {
-                return if f.is_finite() { self.stringify(self.double(f)?) } else { Ok(fb()) };
+                return if f.is_finite() {
+                    self.stringify(self.double(f)?)
+                } else {
+                    Ok(fb())
+                };
             }
         };
         if !is_valid_json(&text) {

@@ -58,7 +58,9 @@ impl JsVal {
         let prim = match ty {
             sys::ValueType::napi_number => Prim::Number(napi.double(raw)?),
             sys::ValueType::napi_boolean => Prim::Bool(napi.boolean(raw)?),
-            sys::ValueType::napi_string => Prim::Str { empty: napi.utf16_len(raw)? == 0 },
+            sys::ValueType::napi_string => Prim::Str {
+                empty: napi.utf16_len(raw)? == 0,
+            },
             sys::ValueType::napi_bigint => {
                 let (value, lossless) = napi.bigint_i64(raw)?;
                 Prim::BigInt { value, lossless }
@@ -213,7 +215,10 @@ impl JsVal {
             let size = info.element_type.and_then(typed_array_element_size).ok_or_else(|| {
                 StoreError::type_error("SQLite3 can only bind numbers, strings, bigints, buffers, and null")
             })?;
-            let bytes = info.length.checked_mul(size).ok_or_else(|| StoreError::range_error("The bound string, buffer, or bigint is too big"))?;
+            let bytes = info
+                .length
+                .checked_mul(size)
+                .ok_or_else(|| StoreError::range_error("The bound string, buffer, or bigint is too big"))?;
             (info, bytes)
         } else if self.napi.is_dataview(self.raw)? {
             let info = self.napi.dataview_info(self.raw)?;
@@ -243,7 +248,12 @@ impl JsVal {
 
     pub fn undefined(env: sys::napi_env) -> SResult<JsVal> {
         let napi = Napi::new(env);
-        Ok(JsVal { napi, raw: napi.undefined()?, ty: sys::ValueType::napi_undefined, prim: Prim::Other })
+        Ok(JsVal {
+            napi,
+            raw: napi.undefined()?,
+            ty: sys::ValueType::napi_undefined,
+            prim: Prim::Other,
+        })
     }
 
     /// `x.key`, with V8's TypeError on null/undefined receivers.
@@ -293,7 +303,11 @@ impl JsVal {
         if v.is_nullish() {
             return Err(StoreError::type_error("Cannot convert undefined or null to object"));
         }
-        let obj = if v.is_object() || v.is_function() { v.raw } else { v.napi.coerce_to_object(v.raw)? };
+        let obj = if v.is_object() || v.is_function() {
+            v.raw
+        } else {
+            v.napi.coerce_to_object(v.raw)?
+        };
         JsVal::wrap(v.napi, v.napi.own_enumerable_string_keys(obj)?)?.elements()
     }
 
@@ -327,7 +341,10 @@ pub fn wtf8_from_utf16(units: &[u16]) -> Vec<u8> {
             i += 1;
             continue;
         }
-        let cp = if (0xD800..0xDC00).contains(&u) && i + 1 < units.len() && (0xDC00..0xE000).contains(&(units[i + 1] as u32)) {
+        let cp = if (0xD800..0xDC00).contains(&u)
+            && i + 1 < units.len()
+            && (0xDC00..0xE000).contains(&(units[i + 1] as u32))
+        {
             let lo = units[i + 1] as u32;
             i += 2;
             0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
@@ -365,7 +382,10 @@ mod tests {
 
     #[test]
     fn wtf8_keeps_a_lone_surrogate_as_three_bytes() {
-        assert_eq!(wtf8_from_utf16(&[0x61, 0xD800, 0x62]), vec![0x61, 0xED, 0xA0, 0x80, 0x62]);
+        assert_eq!(
+            wtf8_from_utf16(&[0x61, 0xD800, 0x62]),
+            vec![0x61, 0xED, 0xA0, 0x80, 0x62]
+        );
         assert_eq!(wtf8_from_utf16(&[0xDC00]), vec![0xED, 0xB0, 0x80]);
     }
 }

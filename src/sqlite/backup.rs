@@ -40,10 +40,18 @@ impl Backups {
     pub fn start(&mut self, source: &Connection, source_name: &str, dest: &str, unlink: bool) -> SResult<u32> {
         // better-sqlite3 opens the destination read-write with no busy timeout: a locked
         // destination makes a step return SQLITE_BUSY, retried by the next step.
-        let mode = OpenMode { readonly: false, file_must_exist: false, timeout_ms: Some(0.0) };
+        let mode = OpenMode {
+            readonly: false,
+            file_must_exist: false,
+            timeout_ms: Some(0.0),
+        };
         let conn = connection::open(dest, mode)?;
         let backup = RawBackup::init(source, source_name, conn)?;
-        let job = Job { backup: Some(backup), path: dest.to_string(), unlink };
+        let job = Job {
+            backup: Some(backup),
+            path: dest.to_string(),
+            unlink,
+        };
         Ok(match self.slots.iter().position(Option::is_none) {
             Some(i) => {
                 self.slots[i] = Some(job);
@@ -65,7 +73,10 @@ impl Backups {
             .get_mut(id as usize)
             .and_then(Option::as_mut)
             .ok_or_else(|| StoreError::type_error("The backup is closed"))?;
-        let backup = job.backup.as_mut().ok_or_else(|| StoreError::type_error("The backup is closed"))?;
+        let backup = job
+            .backup
+            .as_mut()
+            .ok_or_else(|| StoreError::type_error("The backup is closed"))?;
         let status = backup.step(pages) & 0xff;
         match status {
             ffi::SQLITE_OK | ffi::SQLITE_BUSY => {}
@@ -94,7 +105,9 @@ impl Backups {
 pub fn serialize(conn: &Connection, name: &str) -> SResult<Vec<u8>> {
     let known = {
         let mut stmt = conn.prepare("SELECT name FROM pragma_database_list")?;
-        let names = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        let names = stmt
+            .query_map([], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
         names.iter().any(|n| n.eq_ignore_ascii_case(name))
     };
     if !known {
@@ -126,9 +139,11 @@ mod tests {
 
     fn source(rows: i64) -> Connection {
         let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)").unwrap();
+        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+            .unwrap();
         for i in 0..rows {
-            conn.execute("INSERT INTO t (v) VALUES (?)", [format!("{i}:{}", "x".repeat(500))]).unwrap();
+            conn.execute("INSERT INTO t (v) VALUES (?)", [format!("{i}:{}", "x".repeat(500))])
+                .unwrap();
         }
         conn
     }

@@ -27,7 +27,9 @@ pub fn is_memory(path: &str) -> bool {
 pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
     // SQLite would silently stop at the NUL and open another file.
     if path.contains('\0') {
-        return Err(StoreError::type_error("The database path must not contain NUL characters"));
+        return Err(StoreError::type_error(
+            "The database path must not contain NUL characters",
+        ));
     }
     let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
     if mode.readonly {
@@ -48,7 +50,11 @@ pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
     })?;
     let timeout = mode.timeout_ms.unwrap_or(5000.0);
     // NaN clamps to 0 ms, like better-sqlite3's integer conversion.
-    let timeout = if timeout.is_nan() { 0.0 } else { timeout.clamp(0.0, i32::MAX as f64) };
+    let timeout = if timeout.is_nan() {
+        0.0
+    } else {
+        timeout.clamp(0.0, i32::MAX as f64)
+    };
     conn.busy_timeout(Duration::from_millis(timeout as u64))?;
     configure(&conn)?;
     Ok(conn)

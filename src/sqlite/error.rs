@@ -17,7 +17,11 @@ pub enum StoreError {
     /// SQLite said no: thrown as `SqliteError` with `.code`.
     Sqlite { code: String, message: String },
     /// A plain JS error of the given class, optionally with a `.code`.
-    Js { kind: JsKind, message: String, code: Option<String> },
+    Js {
+        kind: JsKind,
+        message: String,
+        code: Option<String>,
+    },
     /// A JS exception is already pending (thrown by a napi call into user code).
     Pending,
 }
@@ -26,25 +30,43 @@ pub type SResult<T> = Result<T, StoreError>;
 
 impl StoreError {
     pub fn type_error(message: impl Into<String>) -> Self {
-        StoreError::Js { kind: JsKind::TypeError, message: message.into(), code: None }
+        StoreError::Js {
+            kind: JsKind::TypeError,
+            message: message.into(),
+            code: None,
+        }
     }
     pub fn range_error(message: impl Into<String>) -> Self {
-        StoreError::Js { kind: JsKind::RangeError, message: message.into(), code: None }
+        StoreError::Js {
+            kind: JsKind::RangeError,
+            message: message.into(),
+            code: None,
+        }
     }
     pub fn error(message: impl Into<String>) -> Self {
-        StoreError::Js { kind: JsKind::Error, message: message.into(), code: None }
+        StoreError::Js {
+            kind: JsKind::Error,
+            message: message.into(),
+            code: None,
+        }
     }
     pub fn coded(code: &str, message: impl Into<String>) -> Self {
-        StoreError::Js { kind: JsKind::Error, message: message.into(), code: Some(code.to_string()) }
+        StoreError::Js {
+            kind: JsKind::Error,
+            message: message.into(),
+            code: Some(code.to_string()),
+        }
     }
     pub fn not_open() -> Self {
         Self::type_error("The database connection is not open")
     }
     pub fn sqlite(extended_code: i32, message: impl Into<String>) -> Self {
-        StoreError::Sqlite { code: sqlite_code_name(extended_code), message: message.into() }
+        StoreError::Sqlite {
+            code: sqlite_code_name(extended_code),
+            message: message.into(),
+        }
     }
 }
-
 
 /// better-sqlite3's names for SQLite's (extended) result codes.
 const CODE_NAMES: &[(i32, &str)] = &[
@@ -161,4 +183,3 @@ pub fn sqlite_code_name(code: i32) -> String {
         None => format!("UNKNOWN_SQLITE_ERROR_{code}"),
     }
 }
-

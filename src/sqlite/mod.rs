@@ -7,5 +7,5 @@ pub mod connection;
 pub mod error;
 pub mod raw;
 pub mod schema;
-pub mod transaction;
 pub mod statements;
+pub mod transaction;

@@ -56,7 +56,9 @@ impl From<rusqlite::Error> for StoreError {
 pub fn errstr(code: i32) -> String {
     // SAFETY: sqlite3_errstr returns a static string or NULL.
     let p = unsafe { ffi::sqlite3_errstr(code) };
-    cstr_lossy(p).map(Cow::into_owned).unwrap_or_else(|| format!("SQLite error {code}"))
+    cstr_lossy(p)
+        .map(Cow::into_owned)
+        .unwrap_or_else(|| format!("SQLite error {code}"))
 }
 
 /// better-sqlite3's `ThrowDatabaseError`: the connection's last message and extended code.
@@ -80,7 +82,9 @@ pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreErr
 
 /// Whether SQLite treats `word` as a keyword (`sqlite3_keyword_check`).
 pub fn is_keyword(word: &str) -> bool {
-    let Ok(len) = c_int::try_from(word.len()) else { return false };
+    let Ok(len) = c_int::try_from(word.len()) else {
+        return false;
+    };
     // SAFETY: `word` is valid for `len` bytes; SQLite only reads them.
     unsafe { ffi::sqlite3_keyword_check(word.as_ptr().cast(), len) != 0 }
 }
@@ -138,8 +142,16 @@ impl RawStmt {
         if rc != ffi::SQLITE_OK {
             return Err(last_error(conn));
         }
-        let tail = if tail.is_null() { sql.len() } else { (tail as usize).saturating_sub(sql.as_ptr() as usize).min(sql.len()) };
-        let stmt = if handle.is_null() { None } else { Some(RawStmt { handle }) };
+        let tail = if tail.is_null() {
+            sql.len()
+        } else {
+            (tail as usize).saturating_sub(sql.as_ptr() as usize).min(sql.len())
+        };
+        let stmt = if handle.is_null() {
+            None
+        } else {
+            Some(RawStmt { handle })
+        };
         Ok(Prepared { stmt, tail })
     }
 
@@ -191,7 +203,9 @@ impl RawStmt {
 
     /// Binds one value (1-based index); returns SQLite's status.
     pub fn bind(&mut self, index: usize, value: ValueRef<'_>) -> c_int {
-        let Ok(i) = c_int::try_from(index) else { return ffi::SQLITE_RANGE };
+        let Ok(i) = c_int::try_from(index) else {
+            return ffi::SQLITE_RANGE;
+        };
         // SAFETY: text and blobs are copied by SQLite (SQLITE_TRANSIENT) before returning.
         unsafe {
             match value {
@@ -210,7 +224,11 @@ impl RawStmt {
                 ValueRef::Blob(b) => ffi::sqlite3_bind_blob64(
                     self.handle,
                     i,
-                    if b.is_empty() { c"".as_ptr().cast() } else { b.as_ptr().cast() },
+                    if b.is_empty() {
+                        c"".as_ptr().cast()
+                    } else {
+                        b.as_ptr().cast()
+                    },
                     b.len() as u64,
                     ffi::SQLITE_TRANSIENT(),
                 ),
@@ -225,7 +243,9 @@ impl RawStmt {
 
     /// Column `i` of the current row (valid until the next step or reset).
     pub fn column(&self, i: usize) -> ValueRef<'_> {
-        let Ok(i) = c_int::try_from(i) else { return ValueRef::Null };
+        let Ok(i) = c_int::try_from(i) else {
+            return ValueRef::Null;
+        };
         // SAFETY: called on a row the last step produced; the returned slices borrow
         // `self`, so no step or reset can happen while they live.
         unsafe {
@@ -310,13 +330,17 @@ impl RawBackup {
     /// `sqlite3_backup_init(dest, "main", source, source_name)`; on failure the error is
     /// the destination's (better-sqlite3's `ThrowSqliteError(addon, dest_handle)`).
     pub fn init(source: &Connection, source_name: &str, dest: Connection) -> Result<RawBackup, StoreError> {
-        let name = std::ffi::CString::new(source_name).map_err(|_| StoreError::type_error("The \"attached\" option must not contain NUL characters"))?;
+        let name = std::ffi::CString::new(source_name)
+            .map_err(|_| StoreError::type_error("The \"attached\" option must not contain NUL characters"))?;
         // SAFETY: both handles are open; the names are NUL-terminated and outlive the call.
         let handle = unsafe { ffi::sqlite3_backup_init(db(&dest), c"main".as_ptr(), db(source), name.as_ptr()) };
         if handle.is_null() {
             return Err(last_error(&dest));
         }
-        Ok(RawBackup { handle, dest: Some(dest) })
+        Ok(RawBackup {
+            handle,
+            dest: Some(dest),
+        })
     }
 
     /// `sqlite3_backup_step(pages)`: SQLITE_OK (more to do), SQLITE_DONE or an error code.
@@ -328,7 +352,12 @@ impl RawBackup {
     /// (`sqlite3_backup_pagecount`, `sqlite3_backup_remaining`) as of the last step.
     pub fn progress(&self) -> (c_int, c_int) {
         // SAFETY: as above.
-        unsafe { (ffi::sqlite3_backup_pagecount(self.handle), ffi::sqlite3_backup_remaining(self.handle)) }
+        unsafe {
+            (
+                ffi::sqlite3_backup_pagecount(self.handle),
+                ffi::sqlite3_backup_remaining(self.handle),
+            )
+        }
     }
 }
 

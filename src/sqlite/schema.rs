@@ -20,7 +20,11 @@ pub const JOURNAL_SIZE_LIMIT: i64 = 16 * 1024 * 1024;
 
 fn has_table(conn: &Connection, table: &str) -> SResult<bool> {
     Ok(conn
-        .query_row("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", [table], |_| Ok(()))
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+            [table],
+            |_| Ok(()),
+        )
         .optional()?
         .is_some())
 }
@@ -68,13 +72,20 @@ pub fn open_store(conn: &Connection) -> SResult<Vec<String>> {
     conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())).optional()?;
     conn.execute_batch("PRAGMA synchronous = NORMAL")?;
     conn.execute_batch("PRAGMA foreign_keys = ON")?;
-    conn.query_row("PRAGMA busy_timeout = 5000", [], |_| Ok(())).optional()?;
-    conn.query_row("PRAGMA wal_autocheckpoint = 1000", [], |_| Ok(())).optional()?;
-    conn.query_row(&format!("PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}"), [], |_| Ok(())).optional()?;
+    conn.query_row("PRAGMA busy_timeout = 5000", [], |_| Ok(()))
+        .optional()?;
+    conn.query_row("PRAGMA wal_autocheckpoint = 1000", [], |_| Ok(()))
+        .optional()?;
+    conn.query_row(&format!("PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}"), [], |_| {
+        Ok(())
+    })
+    .optional()?;
 
     conn.execute_batch("CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT)")?;
     let current: Option<String> = conn
-        .query_row("SELECT value FROM _meta WHERE key='schema_version'", [], |r| r.get::<_, Option<String>>(0))
+        .query_row("SELECT value FROM _meta WHERE key='schema_version'", [], |r| {
+            r.get::<_, Option<String>>(0)
+        })
         .optional()
         .ok()
         .flatten()
@@ -88,13 +99,21 @@ pub fn open_store(conn: &Connection) -> SResult<Vec<String>> {
             ));
         }
         conn.execute_batch(SCHEMA_SQL)?;
-        conn.execute("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)", [SCHEMA_VERSION])?;
+        conn.execute(
+            "INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)",
+            [SCHEMA_VERSION],
+        )?;
     }
     // Every boot: repairs a partly applied migration.
     ensure_v6_columns(conn)?;
     ensure_column(conn, "reflexion_entries", "type", "TEXT NOT NULL DEFAULT 'reflexion'")?;
     ensure_column(conn, "assign_jobs", "dispatched_at_ms", "INTEGER")?;
-    ensure_column(conn, "reflexion_entries", "adaptive_state_json", "TEXT NOT NULL DEFAULT '{}'")?;
+    ensure_column(
+        conn,
+        "reflexion_entries",
+        "adaptive_state_json",
+        "TEXT NOT NULL DEFAULT '{}'",
+    )?;
     Ok(warnings)
 }
 
@@ -104,16 +123,27 @@ mod tests {
 
     fn columns(conn: &Connection, table: &str) -> Vec<String> {
         let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})")).unwrap();
-        stmt.query_map([], |r| r.get::<_, String>("name")).unwrap().map(|r| r.unwrap()).collect()
+        stmt.query_map([], |r| r.get::<_, String>("name"))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
     }
 
     #[test]
     fn fresh_database_gets_schema_six_without_warning() {
         let conn = Connection::open_in_memory().unwrap();
         assert!(open_store(&conn).unwrap().is_empty());
-        let v: String = conn.query_row("SELECT value FROM _meta WHERE key='schema_version'", [], |r| r.get(0)).unwrap();
+        let v: String = conn
+            .query_row("SELECT value FROM _meta WHERE key='schema_version'", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(v, "6");
-        assert_eq!(columns(&conn, "assign_jobs").iter().filter(|c| *c == "dispatched_at_ms").count(), 1);
+        assert_eq!(
+            columns(&conn, "assign_jobs")
+                .iter()
+                .filter(|c| *c == "dispatched_at_ms")
+                .count(),
+            1
+        );
         // Reopening is idempotent.
         assert!(open_store(&conn).unwrap().is_empty());
     }
@@ -131,9 +161,14 @@ mod tests {
         )
         .unwrap();
         let warnings = open_store(&conn).unwrap();
-        assert_eq!(warnings, vec!["[store] schema version mismatch: found=5 expected=6. Applying schema.sql (idempotent).".to_string()]);
+        assert_eq!(
+            warnings,
+            vec!["[store] schema version mismatch: found=5 expected=6. Applying schema.sql (idempotent).".to_string()]
+        );
         assert_eq!(columns(&conn, "messages").last().unwrap(), "role_key_wire");
-        let n: i64 = conn.query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0)).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(n, 1);
     }
 }

@@ -33,7 +33,11 @@ impl StatementTable {
     }
 
     pub fn insert(&mut self, stmt: RawStmt) -> u32 {
-        let held = HeldStmt { stmt, bound: false, iterating: false };
+        let held = HeldStmt {
+            stmt,
+            bound: false,
+            iterating: false,
+        };
         match self.free.pop() {
             Some(id) => {
                 if let Some(slot) = self.slots.get_mut(id as usize) {

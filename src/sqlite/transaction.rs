@@ -51,15 +51,34 @@ pub struct Tx<'c> {
 impl<'c> Tx<'c> {
     /// Opens a transaction of `behavior`, or a savepoint when one is already open.
     pub fn begin(conn: &'c Connection, behavior: Behavior) -> SResult<Self> {
-        let level = if conn.is_autocommit() { Level::Outer } else { Level::Savepoint };
-        control(conn, if level == Level::Outer { behavior.begin_sql() } else { SAVEPOINT })?;
-        Ok(Tx { conn, level, open: true })
+        let level = if conn.is_autocommit() {
+            Level::Outer
+        } else {
+            Level::Savepoint
+        };
+        control(
+            conn,
+            if level == Level::Outer {
+                behavior.begin_sql()
+            } else {
+                SAVEPOINT
+            },
+        )?;
+        Ok(Tx {
+            conn,
+            level,
+            open: true,
+        })
     }
 
     /// Takes back a transaction that [`Tx::detach`] handed to JS (`db.transaction(fn)`
     /// opens in one native call and ends in another, with the caller's function between).
     pub fn resume(conn: &'c Connection, level: Level) -> Self {
-        Tx { conn, level, open: true }
+        Tx {
+            conn,
+            level,
+            open: true,
+        }
     }
 
     /// Leaves the transaction open without a guard; [`Tx::resume`] takes it back.
@@ -175,7 +194,11 @@ mod tests {
         assert!(result.is_err());
         assert!(!conn.is_autocommit(), "the outer transaction stays open");
         outer.commit().unwrap();
-        assert_eq!(count(&conn), 1, "the panicking savepoint's row is gone, the outer one kept");
+        assert_eq!(
+            count(&conn),
+            1,
+            "the panicking savepoint's row is gone, the outer one kept"
+        );
     }
 
     #[test]

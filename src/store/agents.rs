@@ -4,12 +4,12 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::js::bind::{bound_from_js, Arg, Bound};
+use crate::js::json_out::{JsonOut, AGENT, RAW};
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::native_db::NativeDb;
 use crate::store::now;
 use crate::store::queries::{self as exec, read_row};
-use crate::js::throw::Throw;
-use crate::js::value::{js_input, JsVal};
-use crate::js::json_out::{JsonOut, AGENT, RAW};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -26,7 +26,8 @@ pub const AGENTS_BY_TOPIC: &str =
 const HEARTBEAT: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, status='online' WHERE agent_id=?";
 /// The heartbeat of an agent that is already online: the same row change without
 /// rewriting `status`, which would also rewrite its index entry (~25% more WAL bytes).
-const HEARTBEAT_ONLINE: &str = "UPDATE agents SET last_seen_ms=?, lease_expires_ms=? WHERE agent_id=? AND status='online'";
+const HEARTBEAT_ONLINE: &str =
+    "UPDATE agents SET last_seen_ms=?, lease_expires_ms=? WHERE agent_id=? AND status='online'";
 
 js_input!(
     /// registerAgent's fields: the JSON already stringified, the lease computed by the glue.
@@ -40,7 +41,15 @@ impl NativeDb {
     /// patches the caller's `agent_id` and that lease into the result.
     #[napi]
     pub fn register_agent(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
-        let RegisterAgentInput { agent_id, cli, pid, lease, capabilities_json, topics_json, metadata_json } = RegisterAgentInput::read(&input).map_err(|e| e.throw(env.raw()))?;
+        let RegisterAgentInput {
+            agent_id,
+            cli,
+            pid,
+            lease,
+            capabilities_json,
+            topics_json,
+            metadata_json,
+        } = RegisterAgentInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         let db_path = self.db_path();
         self.with_atomic(&env, |conn| {
             let lease_id = crate::store::uuid7::next();
@@ -48,7 +57,11 @@ impl NativeDb {
             let params = [
                 id.clone(),
                 bound_from_js(&cli)?,
-                if pid.is_nullish() { Bound::Null } else { bound_from_js(&pid)? },
+                if pid.is_nullish() {
+                    Bound::Null
+                } else {
+                    bound_from_js(&pid)?
+                },
                 bound_from_js(&capabilities_json)?,
                 bound_from_js(&topics_json)?,
                 Bound::num(now),
@@ -72,7 +85,8 @@ impl NativeDb {
                 Some(row) => {
                     // persisted?.status === "online" && Number(persisted.lease_expires_ms) === leaseExpires
                     let (status, lease_col) = (row.get("status"), row.get("lease_expires_ms"));
-                    let online = status.is_str("online") && lease.number().is_some_and(|n| lease_col.number().ok() == Some(n));
+                    let online =
+                        status.is_str("online") && lease.number().is_some_and(|n| lease_col.number().ok() == Some(n));
                     out.raw(",\"online\":");
                     out.bool(online);
                     out.raw(",\"status\":");
@@ -141,7 +155,12 @@ impl NativeDb {
     #[napi]
     pub fn list_online_agents(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            exec::rows_text(&core.conn, "SELECT * FROM agents WHERE status != 'offline'", &[], &AGENT)
+            exec::rows_text(
+                &core.conn,
+                "SELECT * FROM agents WHERE status != 'offline'",
+                &[],
+                &AGENT,
+            )
         })
     }
 
@@ -155,10 +174,7 @@ impl NativeDb {
     #[napi]
     pub fn get_agents_by_topic(&self, env: Env, topic: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            exec::rows_text(&core.conn,
-                AGENTS_BY_TOPIC,
-                &[Arg::Js(topic)],
-                &AGENT)
+            exec::rows_text(&core.conn, AGENTS_BY_TOPIC, &[Arg::Js(topic)], &AGENT)
         })
     }
 
@@ -184,7 +200,11 @@ impl NativeDb {
     #[napi]
     pub fn update_agent_status(&self, env: Env, agent_id: JsVal, status: JsVal) -> Result<bool> {
         self.with(&env, |core| {
-            let n = exec::run_args(&core.conn, "UPDATE agents SET status=? WHERE agent_id=?", &[Arg::Js(status), Arg::Js(agent_id)])?;
+            let n = exec::run_args(
+                &core.conn,
+                "UPDATE agents SET status=? WHERE agent_id=?",
+                &[Arg::Js(status), Arg::Js(agent_id)],
+            )?;
             Ok(n > 0)
         })
     }

@@ -15,12 +15,12 @@ use crate::js::calc::{clamp, clamp_finite};
 use crate::js::json_out::{ASSIGN, RAW};
 use crate::js::model::{coalesce, Val};
 use crate::js::protocol::flag_row;
-use crate::js::v8::V8;
 use crate::js::throw::Throw;
+use crate::js::v8::V8;
 use crate::js::value::{js_input, JsVal};
 use crate::native_db::NativeDb;
-use crate::store::now;
 use crate::sqlite::error::SResult;
+use crate::store::now;
 use crate::store::queries::{self as exec, read_row, Row};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
@@ -76,7 +76,11 @@ impl Patch<'_> {
             Patch::Js(v) => Val::from_js(v.get(key)?),
             Patch::Retry(fields) => {
                 let k = key.to_str().unwrap_or("");
-                Ok(fields.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone()).unwrap_or(Val::Undefined))
+                Ok(fields
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or(Val::Undefined))
             }
         }
     }
@@ -136,14 +140,22 @@ impl Update<'_> {
             return self.patch.get(key);
         }
         let current = self.cur.get(col);
-        Ok(if stamp && !current.truthy() { Val::Num(self.now as f64) } else { current })
+        Ok(if stamp && !current.truthy() {
+            Val::Num(self.now as f64)
+        } else {
+            current
+        })
     }
 
     /// `JSON.stringify(patch.payload ?? current.payload ?? {})`
     fn payload_json(&self) -> SResult<Bound> {
         let patched = self.patch.get(c"payload")?;
         Ok(Bound::json(if patched.nullish() {
-            Some(self.js.reparse(self.cur.get("payload_json").as_column(), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
+            Some(
+                self.js
+                    .reparse(self.cur.get("payload_json").as_column(), "{}")?
+                    .unwrap_or_else(|| b"{}".to_vec()),
+            )
         } else {
             patched.stringify(self.js)?
         }))
@@ -182,7 +194,11 @@ impl Update<'_> {
     /// `clampPriority(patch.priority ?? current.priority, current.priority || 5)`
     fn priority(&self) -> SResult<Bound> {
         let current = self.cur.get("priority");
-        let fallback = if current.truthy() { current.clone() } else { Val::Num(5.0) };
+        let fallback = if current.truthy() {
+            current.clone()
+        } else {
+            Val::Num(5.0)
+        };
         clamp(&self.patched(c"priority", "priority")?, fallback, 1.0, 9.0)?.bound()
     }
 
@@ -198,7 +214,11 @@ impl Update<'_> {
     fn deadline(&self, timeout: &Val) -> SResult<Bound> {
         if self.patch.has_own(c"deadline_ms")? {
             let d = self.patch.get(c"deadline_ms")?;
-            return if d.nullish() { Ok(Bound::Null) } else { Ok(Bound::num(d.number()?.trunc())) };
+            return if d.nullish() {
+                Ok(Bound::Null)
+            } else {
+                Ok(Bound::num(d.number()?.trunc()))
+            };
         }
         if self.terminal {
             Ok(Bound::Null)
@@ -213,10 +233,21 @@ impl Update<'_> {
 /// updateAssignStatus on an existing row (`current`), returning the flagged row.
 fn update_existing(conn: &Connection, js: &V8, cur: &Row, status: &Val, patch: &Patch<'_>) -> SResult<Option<String>> {
     let now = now();
-    let status = if status.truthy() { status.clone() } else { cur.get("status") };
+    let status = if status.truthy() {
+        status.clone()
+    } else {
+        cur.get("status")
+    };
     let terminal = is_terminal(&status);
     let running = status.is_str("running");
-    let u = Update { js, cur, patch, now, status, terminal };
+    let u = Update {
+        js,
+        cur,
+        patch,
+        now,
+        status,
+        terminal,
+    };
     let current_timeout = cur.get("timeout_ms");
     let timeout = clamp_duration(&u.patched(c"timeout_ms", "timeout_ms")?, current_timeout)?;
     let job_id = cur.get("job_id").bound()?;
@@ -249,7 +280,9 @@ fn update_existing(conn: &Connection, js: &V8, cur: &Row, status: &Val, patch: &
     exec::run(conn, UPDATE_ASSIGN, &params)?;
 
     // Re-read once: the row for the caller and `current.status !== updated.status`.
-    let Some(updated) = read_row(conn, GET_ASSIGN, &[Arg::Val(&job_id)], &ASSIGN)? else { return Ok(None) };
+    let Some(updated) = read_row(conn, GET_ASSIGN, &[Arg::Val(&job_id)], &ASSIGN)? else {
+        return Ok(None);
+    };
     let changed = !updated.get("status").strict_eq(&cur.get("status"))?;
     Ok(Some(flag_row(changed, &updated.json())))
 }
@@ -263,13 +296,50 @@ js_input!(
 /// createAssign's row (the INSERT's parameters) and its job id, each field computed as
 /// the original's object literal did, in its order.
 fn assign_row(js: &V8, now: i64, input: CreateAssignInput) -> SResult<(Bound, Vec<Bound>)> {
-    let CreateAssignInput { job_id, supervisor_agent, worker_agent, topic, task, payload, status, attempt, retry_count, max_retries, priority, ttl_ms, timeout_ms, deadline_ms, dispatched_at_ms, trace_id, correlation_id, last_message_id, result, error } = input;
+    let CreateAssignInput {
+        job_id,
+        supervisor_agent,
+        worker_agent,
+        topic,
+        task,
+        payload,
+        status,
+        attempt,
+        retry_count,
+        max_retries,
+        priority,
+        ttl_ms,
+        timeout_ms,
+        deadline_ms,
+        dispatched_at_ms,
+        trace_id,
+        correlation_id,
+        last_message_id,
+        result,
+        error,
+    } = input;
     let t = clamp_duration(&Val::from_js(timeout_ms)?, Val::Num(DEFAULT_TIMEOUT_MS))?;
-    let id = if job_id.truthy() { bound_from_js(&job_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    let id = if job_id.truthy() {
+        bound_from_js(&job_id)
+    } else {
+        Ok(Bound::text(&crate::store::uuid7::next()))
+    };
     // String(x): V8's own, so a Symbol topic is stored as "Symbol(desc)".
-    let topic_b = if topic.truthy() { Bound::Text(js.string_of_js(&topic)?) } else { Bound::text("assign.job") };
-    let task_b = if task.truthy() { Bound::Text(js.string_of_js(&task)?) } else { Bound::text("") };
-    let payload_b = if payload.truthy() { Bound::json(js.stringify(payload.raw())?) } else { Bound::text("{}") };
+    let topic_b = if topic.truthy() {
+        Bound::Text(js.string_of_js(&topic)?)
+    } else {
+        Bound::text("assign.job")
+    };
+    let task_b = if task.truthy() {
+        Bound::Text(js.string_of_js(&task)?)
+    } else {
+        Bound::text("")
+    };
+    let payload_b = if payload.truthy() {
+        Bound::json(js.stringify(payload.raw())?)
+    } else {
+        Bound::text("{}")
+    };
     let num_or = |v: &JsVal, d: f64| -> SResult<f64> {
         let n = v.number_of()?;
         Ok(if n == 0.0 || n.is_nan() { d } else { n })
@@ -280,23 +350,45 @@ fn assign_row(js: &V8, now: i64, input: CreateAssignInput) -> SResult<(Bound, Ve
     let priority_v = clamp(&Val::from_js(priority)?, Val::Num(5.0), 1.0, 9.0)?;
     let ttl_v = clamp_duration(&Val::from_js(ttl_ms)?, t.clone())?;
     // Number(deadline_ms) runs twice when finite, as in the original (a valueOf sees both).
-    let deadline_v =
-        if deadline_ms.number_of()?.is_finite() { Val::Num(deadline_ms.number_of()?.trunc()) } else { now_plus(now, &t)? };
-    let trace_b = if trace_id.truthy() { bound_from_js(&trace_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
-    let corr_b =
-        if correlation_id.truthy() { bound_from_js(&correlation_id) } else { Ok(Bound::text(&crate::store::uuid7::next())) };
+    let deadline_v = if deadline_ms.number_of()?.is_finite() {
+        Val::Num(deadline_ms.number_of()?.trunc())
+    } else {
+        now_plus(now, &t)?
+    };
+    let trace_b = if trace_id.truthy() {
+        bound_from_js(&trace_id)
+    } else {
+        Ok(Bound::text(&crate::store::uuid7::next()))
+    };
+    let corr_b = if correlation_id.truthy() {
+        bound_from_js(&correlation_id)
+    } else {
+        Ok(Bound::text(&crate::store::uuid7::next()))
+    };
     let result_b = stringify_or_null(&js, &Val::from_js(result)?)?;
     let error_b = stringify_or_null(&js, &Val::from_js(error)?)?;
     let st = Val::from_js(status)?;
-    let started = if st.is_str("running") { Bound::num(now as f64) } else { Bound::Null };
+    let started = if st.is_str("running") {
+        Bound::num(now as f64)
+    } else {
+        Bound::Null
+    };
     let dispatched = if dispatched_at_ms.is_nullish() || !dispatched_at_ms.number_of()?.is_finite() {
         Bound::Null
     } else {
         Bound::num(dispatched_at_ms.number_of()?.trunc())
     };
-    let completed = if is_terminal(&st) { Bound::num(now as f64) } else { Bound::Null };
+    let completed = if is_terminal(&st) {
+        Bound::num(now as f64)
+    } else {
+        Bound::Null
+    };
     // `retry_count > 0`: Number(x) > 0 has the same answer, BigInt included.
-    let last_retry = if retry_count.number_of()? > 0.0 { Bound::num(now as f64) } else { Bound::Null };
+    let last_retry = if retry_count.number_of()? > 0.0 {
+        Bound::num(now as f64)
+    } else {
+        Bound::Null
+    };
     // Named binding happens in parameter order, after the row is built.
     let id = id?;
     let params = [
@@ -360,7 +452,9 @@ impl NativeDb {
     pub fn update_assign_status(&self, env: Env, job_id: JsVal, status: JsVal, patch: JsVal) -> Result<Option<String>> {
         let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
-            let Some(cur) = read_row(conn, GET_ASSIGN, &[Arg::Js(job_id)], &RAW)? else { return Ok(None) };
+            let Some(cur) = read_row(conn, GET_ASSIGN, &[Arg::Js(job_id)], &RAW)? else {
+                return Ok(None);
+            };
             update_existing(conn, &js, &cur, &Val::from_js(status)?, &Patch::Js(patch))
         })
     }
@@ -370,7 +464,9 @@ impl NativeDb {
     pub fn retry_assign(&self, env: Env, job_id: JsVal, patch: JsVal) -> Result<Option<String>> {
         let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
-            let Some(cur) = read_row(conn, GET_ASSIGN, &[Arg::Js(job_id)], &RAW)? else { return Ok(None) };
+            let Some(cur) = read_row(conn, GET_ASSIGN, &[Arg::Js(job_id)], &RAW)? else {
+                return Ok(None);
+            };
             let retry_plus = cur.get("retry_count").plus_one()?;
             let rc = coalesce(Val::from_js(patch.get(c"retry_count")?)?, || retry_plus).number()?;
             let next_retry = js_max(0.0, if rc == 0.0 || rc.is_nan() { 0.0 } else { rc });
@@ -381,7 +477,10 @@ impl NativeDb {
             let lo = cur_attempt_plus.number()?;
             let next_attempt = if lo.is_nan() || a.is_nan() { f64::NAN } else { lo.max(a) };
             let cur_timeout = cur.get("timeout_ms");
-            let t = clamp_duration(&coalesce(Val::from_js(patch.get(c"timeout_ms")?)?, || cur_timeout.clone()), cur_timeout.clone())?;
+            let t = clamp_duration(
+                &coalesce(Val::from_js(patch.get(c"timeout_ms")?)?, || cur_timeout.clone()),
+                cur_timeout.clone(),
+            )?;
             let ttl = coalesce(Val::from_js(patch.get(c"ttl_ms")?)?, || cur.get("ttl_ms"));
             let now = now();
             let deadline = now_plus(now, &t)?;
@@ -412,7 +511,16 @@ impl NativeDb {
     /// listAssigns: WHERE from the truthy filters (bound values only).
     #[napi]
     pub fn list_assigns(&self, env: Env, input: JsVal) -> Result<String> {
-        let ListAssignsInput { supervisor_agent, worker_agent, status, statuses, trace_id, correlation_id, active_before_ms, limit } = ListAssignsInput::read(&input).map_err(|e| e.throw(env.raw()))?;
+        let ListAssignsInput {
+            supervisor_agent,
+            worker_agent,
+            status,
+            statuses,
+            trace_id,
+            correlation_id,
+            active_before_ms,
+            limit,
+        } = ListAssignsInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let mut clauses: Vec<String> = Vec::new();
             let mut values: Vec<Arg<'_>> = Vec::new();
@@ -449,13 +557,16 @@ impl NativeDb {
             let lim = limit.number_of()?;
             let lim_b = Bound::num(clamp_finite(lim, 50.0, 1.0, 100.0));
             values.push(Arg::Val(&lim_b));
-            let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
+            let where_sql = if clauses.is_empty() {
+                String::new()
+            } else {
+                format!("WHERE {}", clauses.join(" AND "))
+            };
             let sql = format!("SELECT * FROM assign_jobs {where_sql} ORDER BY updated_at_ms DESC LIMIT ?");
             exec::rows_text(&core.conn, &sql, &values, &ASSIGN)
         })
     }
 }
-
 
 /// `now + x` (JS `+`): numeric, or string concatenation when the timeout read back from
 /// the row is text.

@@ -4,13 +4,13 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::js::bind::{bound_from_js, Arg, Bound};
+use crate::js::json_out::{JsonOut, HUMAN_REQUEST};
+use crate::js::throw::Throw;
+use crate::js::value::{js_input, JsVal};
 use crate::native_db::NativeDb;
 use crate::store::now;
 use crate::store::queries as exec;
 use crate::store::uuid7::or_new_id;
-use crate::js::throw::Throw;
-use crate::js::value::{js_input, JsVal};
-use crate::js::json_out::{JsonOut, HUMAN_REQUEST};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
@@ -29,7 +29,16 @@ impl NativeDb {
     /// insertHumanRequest: the glue computes `now + deadline_ms` with JS's `+`.
     #[napi]
     pub fn insert_human_request(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
-        let HumanRequestInput { requester_agent, kind, prompt, schema_json, deadline_at, default_action, correlation_id, trace_id } = HumanRequestInput::read(&input).map_err(|e| e.throw(env.raw()))?;
+        let HumanRequestInput {
+            requester_agent,
+            kind,
+            prompt,
+            schema_json,
+            deadline_at,
+            default_action,
+            correlation_id,
+            trace_id,
+        } = HumanRequestInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let request_id = crate::store::uuid7::next();
             let _ = now; // the clock of the call; `deadline_at` is `now + deadline_ms` in JS
@@ -59,7 +68,12 @@ impl NativeDb {
     #[napi]
     pub fn get_human_request(&self, env: Env, id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            exec::row_text(&core.conn, "SELECT * FROM human_requests WHERE request_id=?", &[Arg::Js(id)], &HUMAN_REQUEST)
+            exec::row_text(
+                &core.conn,
+                "SELECT * FROM human_requests WHERE request_id=?",
+                &[Arg::Js(id)],
+                &HUMAN_REQUEST,
+            )
         })
     }
 
@@ -80,7 +94,12 @@ impl NativeDb {
     #[napi]
     pub fn get_pending_human_requests(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            exec::rows_text(&core.conn, "SELECT * FROM human_requests WHERE state='pending'", &[], &HUMAN_REQUEST)
+            exec::rows_text(
+                &core.conn,
+                "SELECT * FROM human_requests WHERE state='pending'",
+                &[],
+                &HUMAN_REQUEST,
+            )
         })
     }
 

@@ -20,7 +20,13 @@ use crate::store::uuid7::or_new_id;
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
-pub(super) const STATEMENTS: &[&str] = &[SET_MESSAGE_STATUS, GET_MESSAGE, INSERT_DEAD_LETTER, INSERT_MESSAGE, RECENT_FOR_AGENT];
+pub(super) const STATEMENTS: &[&str] = &[
+    SET_MESSAGE_STATUS,
+    GET_MESSAGE,
+    INSERT_DEAD_LETTER,
+    INSERT_MESSAGE,
+    RECENT_FOR_AGENT,
+];
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
@@ -70,7 +76,20 @@ impl NativeDb {
     /// (null: the caller's value was kept).
     #[napi]
     pub fn audit_log(&self, env: Env, input: JsVal, now: f64) -> Result<String> {
-        let AuditLogInput { msg_type, from, to, topic, priority, ttl_ms, expires_at, payload_json, trace_id, correlation_id, status, role_key_wire } = AuditLogInput::read(&input).map_err(|e| e.throw(env.raw()))?;
+        let AuditLogInput {
+            msg_type,
+            from,
+            to,
+            topic,
+            priority,
+            ttl_ms,
+            expires_at,
+            payload_json,
+            trace_id,
+            correlation_id,
+            status,
+            role_key_wire,
+        } = AuditLogInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         self.with(&env, |core| {
             let id = crate::store::uuid7::next();
             let (correlation, new_correlation) = or_new_id(&correlation_id)?;
@@ -117,33 +136,45 @@ impl NativeDb {
     #[napi]
     pub fn get_response_by_correlation(&self, env: Env, correlation_id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            exec::row_text(&core.conn,
+            exec::row_text(
+                &core.conn,
                 "SELECT * FROM messages WHERE correlation_id=? AND type='response' ORDER BY created_at_ms DESC LIMIT 1",
                 &[Arg::Js(correlation_id)],
-                &MESSAGE)
+                &MESSAGE,
+            )
         })
     }
 
     #[napi]
     pub fn get_messages_by_trace(&self, env: Env, trace_id: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            exec::rows_text(&core.conn,
+            exec::rows_text(
+                &core.conn,
                 "SELECT * FROM messages WHERE trace_id=? ORDER BY created_at_ms",
                 &[Arg::Js(trace_id)],
-                &MESSAGE)
+                &MESSAGE,
+            )
         })
     }
 
     #[napi]
     pub fn update_message_status(&self, env: Env, id: JsVal, status: JsVal) -> Result<bool> {
-        self.with(&env, |core| Ok(exec::run_args(&core.conn, SET_MESSAGE_STATUS, &[Arg::Js(status), Arg::Js(id)])? > 0))
+        self.with(&env, |core| {
+            Ok(exec::run_args(&core.conn, SET_MESSAGE_STATUS, &[Arg::Js(status), Arg::Js(id)])? > 0)
+        })
     }
 
     /// getAuditMessagesForAgent: newest first, at most `clamp(max_messages, 1..100)`.
     /// `topics_json` is the caller's non-empty `include_topics` (stringified by the
     /// glue) or undefined, in which case the agent's own topics are used.
     #[napi]
-    pub fn get_audit_messages_for_agent(&self, env: Env, agent_id: JsVal, max_messages: JsVal, topics_json: JsVal) -> Result<String> {
+    pub fn get_audit_messages_for_agent(
+        &self,
+        env: Env,
+        agent_id: JsVal,
+        max_messages: JsVal,
+        topics_json: JsVal,
+    ) -> Result<String> {
         self.with(&env, |core| {
             let limit = clamp(&Val::from_js(max_messages)?, Val::Num(20.0), 1.0, 100.0)?.bound()?;
             let topics: Option<Bound> = if topics_json.is_undefined() {
@@ -163,7 +194,11 @@ impl NativeDb {
                     }
                 }
                 None => {
-                    let sql = if large { RECENT_FOR_AGENT_LARGE } else { RECENT_FOR_AGENT };
+                    let sql = if large {
+                        RECENT_FOR_AGENT_LARGE
+                    } else {
+                        RECENT_FOR_AGENT
+                    };
                     exec::rows_text(conn, sql, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE)
                 }
             }
@@ -199,7 +234,12 @@ impl NativeDb {
                 exec::run_args(
                     conn,
                     INSERT_DEAD_LETTER,
-                    &[Arg::Js(message_id), Arg::Js(reason), Arg::Val(&now_b), Arg::Js(last_error)],
+                    &[
+                        Arg::Js(message_id),
+                        Arg::Js(reason),
+                        Arg::Val(&now_b),
+                        Arg::Js(last_error),
+                    ],
                 )?;
                 Ok(true)
             })
@@ -209,10 +249,12 @@ impl NativeDb {
     #[napi]
     pub fn get_dead_letters(&self, env: Env, limit: JsVal) -> Result<String> {
         self.with(&env, |core| {
-            exec::rows_text(&core.conn,
+            exec::rows_text(
+                &core.conn,
                 "SELECT * FROM dead_letters ORDER BY failed_at_ms DESC LIMIT ?",
                 &[Arg::Js(limit)],
-                &RAW)
+                &RAW,
+            )
         })
     }
 }
@@ -220,7 +262,9 @@ impl NativeDb {
 /// The agent's topics as the original used them: `getAgent(id)?.topics || []`, then
 /// only when `.length` is truthy. Returns the JSON text to hand to json_each.
 fn agent_topics(conn: &rusqlite::Connection, agent_id: JsVal) -> crate::sqlite::error::SResult<Option<String>> {
-    let Some(row) = read_row(conn, GET_AGENT, &[Arg::Js(agent_id)], &RAW)? else { return Ok(None) };
+    let Some(row) = read_row(conn, GET_AGENT, &[Arg::Js(agent_id)], &RAW)? else {
+        return Ok(None);
+    };
     let text = match row.get("topics_json") {
         Val::Str(t) | Val::Buffer(t) => String::from_utf8_lossy(&t).into_owned(),
         _ => return Ok(None),
@@ -231,7 +275,9 @@ fn agent_topics(conn: &rusqlite::Connection, agent_id: JsVal) -> crate::sqlite::
     let trimmed = text.trim_matches([' ', '\t', '\n', '\r']);
     let has_length = match trimmed.as_bytes().first() {
         // A non-empty array, or a non-empty string (both truthy with a truthy length).
-        Some(b'[') => !trimmed[1..].trim_start_matches([' ', '\t', '\n', '\r']).starts_with(']'),
+        Some(b'[') => !trimmed[1..]
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .starts_with(']'),
         Some(b'"') => trimmed != "\"\"",
         _ => false,
     };

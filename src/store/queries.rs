@@ -7,9 +7,9 @@ use std::rc::Rc;
 use rusqlite::{CachedStatement, Connection};
 
 use crate::js::bind::{apply, bind_all, bind_args, bind_args_with, Anonymous, Arg, Bound};
-use crate::sqlite::error::SResult;
 use crate::js::json_out::{write_row, JsonOut, RowShape};
 use crate::js::model::Val;
+use crate::sqlite::error::SResult;
 
 pub fn prepare<'c>(conn: &'c Connection, sql: &str) -> SResult<CachedStatement<'c>> {
     Ok(conn.prepare_cached(sql)?)
@@ -33,7 +33,13 @@ pub fn run_args(conn: &Connection, sql: &str, args: &[Arg<'_>]) -> SResult<usize
 
 /// Writes the rows of a query, bound with the caller's arguments (better-sqlite3's
 /// rules), as a JSON array; returns the row count.
-pub fn write_rows(out: &mut JsonOut, conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape) -> SResult<usize> {
+pub fn write_rows(
+    out: &mut JsonOut,
+    conn: &Connection,
+    sql: &str,
+    args: &[Arg<'_>],
+    shape: &RowShape,
+) -> SResult<usize> {
     let mut stmt = prepare(conn, sql)?;
     let values = bind_args(&stmt, args)?;
     apply(&mut stmt, &values)?;
@@ -79,7 +85,13 @@ pub fn rows_text(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShap
 
 /// [`rows_text`] for a statement that reuses numbered parameters (`?1 … ?n`) where the
 /// original had `n` anonymous ones: the caller's values bind as they bound there.
-pub fn rows_text_numbered(conn: &Connection, sql: &str, n: usize, args: &[Arg<'_>], shape: &RowShape) -> SResult<String> {
+pub fn rows_text_numbered(
+    conn: &Connection,
+    sql: &str,
+    n: usize,
+    args: &[Arg<'_>],
+    shape: &RowShape,
+) -> SResult<String> {
     let mut stmt = prepare(conn, sql)?;
     let values = bind_args_with(&Anonymous(n), args)?;
     apply(&mut stmt, &values)?;
@@ -108,7 +120,9 @@ pub fn int_row(conn: &Connection, sql: &str) -> SResult<Vec<i64>> {
     let n = stmt.column_count();
     let mut rows = stmt.raw_query();
     let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-    Ok((0..n).map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0))).collect::<Result<Vec<i64>, _>>()?)
+    Ok((0..n)
+        .map(|i| row.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0)))
+        .collect::<Result<Vec<i64>, _>>()?)
 }
 
 /// A single integer (COUNT(*) and friends).
@@ -160,7 +174,13 @@ impl Row {
 /// Reads the rows of a query bound with the caller's arguments (better-sqlite3 rules);
 /// `limit` stops early (1 for a `.get()`). Text is decoded as V8 decodes it, so a row
 /// holding invalid UTF-8 (a lone surrogate written by a caller) reads like in JS.
-pub fn read_rows(conn: &Connection, sql: &str, args: &[Arg<'_>], shape: &RowShape, limit: Option<usize>) -> SResult<Vec<Row>> {
+pub fn read_rows(
+    conn: &Connection,
+    sql: &str,
+    args: &[Arg<'_>],
+    shape: &RowShape,
+    limit: Option<usize>,
+) -> SResult<Vec<Row>> {
     read_rows_where(conn, sql, args, shape, limit, |_| Ok(true))
 }
 
@@ -186,7 +206,11 @@ pub fn read_rows_where(
         for i in 0..names.len() {
             values.push(Val::from_column(row.get_ref(i)?));
         }
-        let mut read = Row { names: names.clone(), values, shaped_json: None };
+        let mut read = Row {
+            names: names.clone(),
+            values,
+            shaped_json: None,
+        };
         if !keep(&read)? {
             continue;
         }

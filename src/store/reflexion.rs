@@ -15,21 +15,33 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
-use crate::js::model::Val;
-use crate::js::v8::{Compare, V8};
 use crate::js::bind::{apply, bind_args_with, bound_from_js, Anonymous, Arg, Bound};
-use crate::native_db::NativeDb;
-use crate::store::now;
-use crate::sqlite::error::{SResult, StoreError};
-use crate::store::queries::{self as exec, read_row, read_rows_where, Row};
-use crate::js::throw::Throw;
-use crate::js::value::{js_input, wtf8_from_utf16, JsVal};
 use crate::js::json_in::is_valid_json;
 use crate::js::json_out::{JsonOut, RAW, REFLEXION};
+use crate::js::model::Val;
+use crate::js::throw::Throw;
+use crate::js::v8::{Compare, V8};
+use crate::js::value::{js_input, wtf8_from_utf16, JsVal};
+use crate::native_db::NativeDb;
+use crate::sqlite::error::{SResult, StoreError};
+use crate::store::now;
+use crate::store::queries::{self as exec, read_row, read_rows_where, Row};
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
-pub(super) const STATEMENTS: &[&str] = &[DELETE, FIND_EXACT, FIND_LIKE, GET, HIT_ONLY, HIT_SUCCESS, INSERT, LIST, PATCH, PRUNE, SET_CONFIDENCE];
+pub(super) const STATEMENTS: &[&str] = &[
+    DELETE,
+    FIND_EXACT,
+    FIND_LIKE,
+    GET,
+    HIT_ONLY,
+    HIT_SUCCESS,
+    INSERT,
+    LIST,
+    PATCH,
+    PRUNE,
+    SET_CONFIDENCE,
+];
 
 const INSERT: &str = "INSERT INTO reflexion_entries (id, type, error_pattern, error_message, context_json, solution, solution_code, adaptive_state_json, confidence, hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
@@ -85,12 +97,18 @@ fn quoted_key_syntax_error(key: &[u16]) -> Option<StoreError> {
     if !(first.is_ascii_alphabetic() || first == '_' || !first.is_ascii()) {
         return None;
     }
-    let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$' || !c.is_ascii()).collect();
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$' || !c.is_ascii())
+        .collect();
     let upper = word.to_ascii_uppercase();
     if CONTINUATION_KEYWORDS.contains(&upper.as_str()) || crate::sqlite::raw::is_keyword(&word) {
         return None;
     }
-    Some(StoreError::sqlite(rusqlite::ffi::SQLITE_ERROR, format!("near \"{word}\": syntax error")))
+    Some(StoreError::sqlite(
+        rusqlite::ffi::SQLITE_ERROR,
+        format!("near \"{word}\": syntax error"),
+    ))
 }
 
 /// `errorPattern.replace(/[%_\\]/g, "\\$&")` then `.slice(0, 100)`, wrapped in `%…%`.
@@ -119,7 +137,13 @@ fn like_pattern(pattern: &JsVal) -> SResult<Bound> {
 }
 
 /// Rows of `sql` (bound as better-sqlite3 binds `args`), as a JSON array.
-fn find_rows(out: &mut JsonOut, conn: &rusqlite::Connection, sql: &str, args: &[Arg<'_>], paths: &[Bound]) -> SResult<usize> {
+fn find_rows(
+    out: &mut JsonOut,
+    conn: &rusqlite::Connection,
+    sql: &str,
+    args: &[Arg<'_>],
+    paths: &[Bound],
+) -> SResult<usize> {
     let mut stmt = exec::prepare(conn, sql)?;
     // The caller's values are bound with positional rules against ?1..?n; the paths
     // take the following indexes.
@@ -130,7 +154,6 @@ fn find_rows(out: &mut JsonOut, conn: &rusqlite::Connection, sql: &str, args: &[
     }
     exec::all_rows(out, stmt, &REFLEXION)
 }
-
 
 /// `parseJson(adaptive_state_json, {})?.project_slug === slug`, with V8's own parse and
 /// `===` (stored JSON is first checked by serde_json, as parseJson's try/catch would).
@@ -160,7 +183,21 @@ impl NativeDb {
     /// addReflexion (the glue applies the destructuring defaults).
     #[napi]
     pub fn add_reflexion(&self, env: Env, input: JsVal) -> Result<String> {
-        let AddReflexionInput { entry_type, error_pattern, error_message, context, solution, solution_code, adaptive_state, confidence, hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms } = AddReflexionInput::read(&input).map_err(|e| e.throw(env.raw()))?;
+        let AddReflexionInput {
+            entry_type,
+            error_pattern,
+            error_message,
+            context,
+            solution,
+            solution_code,
+            adaptive_state,
+            confidence,
+            hit_count,
+            success_count,
+            last_hit_ms,
+            created_at_ms,
+            updated_at_ms,
+        } = AddReflexionInput::read(&input).map_err(|e| e.throw(env.raw()))?;
         let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
             let now = now();
@@ -276,7 +313,11 @@ impl NativeDb {
                 if hit_n > 0.0 {
                     let conf = recalc_entry(&entry)?;
                     let conf_b = Bound::num(clamp01(conf));
-                    exec::run_args(conn, SET_CONFIDENCE, &[Arg::Val(&conf_b), Arg::Val(&now_b), Arg::Js(id)])?;
+                    exec::run_args(
+                        conn,
+                        SET_CONFIDENCE,
+                        &[Arg::Val(&conf_b), Arg::Val(&now_b), Arg::Js(id)],
+                    )?;
                 }
             }
             get_row(conn, Arg::Js(id))
@@ -286,12 +327,26 @@ impl NativeDb {
     /// listReflexion: every row (confidence DESC, updated_at_ms DESC), filtered like the
     /// original's three JS filters.
     #[napi]
-    pub fn list_reflexion(&self, env: Env, entry_type: JsVal, min_confidence: JsVal, project_slug: JsVal) -> Result<String> {
+    pub fn list_reflexion(
+        &self,
+        env: Env,
+        entry_type: JsVal,
+        min_confidence: JsVal,
+        project_slug: JsVal,
+    ) -> Result<String> {
         let v8 = V8::new(&env);
         self.with(&env, |core| {
-            let wanted_type = if entry_type.truthy() { Some(Val::from_js(entry_type)?) } else { None };
+            let wanted_type = if entry_type.truthy() {
+                Some(Val::from_js(entry_type)?)
+            } else {
+                None
+            };
             let min = Val::from_js(min_confidence)?;
-            let slug = if project_slug.truthy() { Some(project_slug) } else { None };
+            let slug = if project_slug.truthy() {
+                Some(project_slug)
+            } else {
+                None
+            };
             let kept = read_rows_where(&core.conn, LIST, &[], &REFLEXION, None, |row| {
                 // e.type === type, with parseReflexionRow's `rest.type || "reflexion"`
                 if let Some(want) = &wanted_type {
@@ -326,7 +381,9 @@ impl NativeDb {
     pub fn patch_reflexion(&self, env: Env, id: JsVal, patch: JsVal) -> Result<String> {
         let js = V8::new(&env);
         self.with_atomic(&env, |conn| {
-            let Some(cur) = read_row(conn, GET, &[Arg::Js(id)], &RAW)? else { return Ok("null".to_string()) };
+            let Some(cur) = read_row(conn, GET, &[Arg::Js(id)], &RAW)? else {
+                return Ok("null".to_string());
+            };
             let now = now();
             // {...patch}: own keys of an object patch override the current values.
             let spread = |key: &std::ffi::CStr, col: &str| -> SResult<Val> {
@@ -349,26 +406,51 @@ impl NativeDb {
             let adaptive = Val::from_js(patch.get(c"adaptive_state")?)?;
             let updated = Val::from_js(patch.get(c"updated_at_ms")?)?;
             let context_json = if context.nullish() {
-                Some(js.reparse(cur.get("context_json").as_column(), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
+                Some(
+                    js.reparse(cur.get("context_json").as_column(), "{}")?
+                        .unwrap_or_else(|| b"{}".to_vec()),
+                )
             } else {
                 context.stringify(&js)?
             };
             let adaptive_json = if adaptive.nullish() {
-                Some(js.reparse(cur.get("adaptive_state_json").as_column(), "{}")?.unwrap_or_else(|| b"{}".to_vec()))
+                Some(
+                    js.reparse(cur.get("adaptive_state_json").as_column(), "{}")?
+                        .unwrap_or_else(|| b"{}".to_vec()),
+                )
             } else {
                 adaptive.stringify(&js)?
             };
-            let updated = if updated.nullish() { Val::Num(now as f64) } else { updated };
-            let solution_code = if solution_code.nullish() { Val::Null } else { solution_code };
+            let updated = if updated.nullish() {
+                Val::Num(now as f64)
+            } else {
+                updated
+            };
+            let solution_code = if solution_code.nullish() {
+                Val::Null
+            } else {
+                solution_code
+            };
             let texts = [Bound::json(context_json), Bound::json(adaptive_json)];
-            let fixed: Vec<Bound> = [&ty, &error_pattern, &error_message, &solution, &solution_code, &confidence, &hit_count, &success_count, &last_hit_ms, &updated]
-                .iter()
-                .map(|v| match v {
-                    // A caller's object is bound by better-sqlite3's rules below.
-                    Val::Js(_) => Ok(Bound::Null),
-                    other => other.bound(),
-                })
-                .collect::<SResult<_>>()?;
+            let fixed: Vec<Bound> = [
+                &ty,
+                &error_pattern,
+                &error_message,
+                &solution,
+                &solution_code,
+                &confidence,
+                &hit_count,
+                &success_count,
+                &last_hit_ms,
+                &updated,
+            ]
+            .iter()
+            .map(|v| match v {
+                // A caller's object is bound by better-sqlite3's rules below.
+                Val::Js(_) => Ok(Bound::Null),
+                other => other.bound(),
+            })
+            .collect::<SResult<_>>()?;
             let arg = |v: &Val, i: usize| -> Arg<'_> {
                 match v {
                     Val::Js(j) => Arg::Js(*j),
@@ -405,7 +487,9 @@ impl NativeDb {
     pub fn prune_reflexion(&self, env: Env, max_age_ms: JsVal, min_confidence: JsVal) -> Result<i64> {
         self.with(&env, |core| {
             if max_age_ms.is_bigint() {
-                return Err(StoreError::type_error("Cannot mix BigInt and other types, use explicit conversions"));
+                return Err(StoreError::type_error(
+                    "Cannot mix BigInt and other types, use explicit conversions",
+                ));
             }
             let cutoff = Bound::num(now() as f64 - max_age_ms.to_number()?);
             Ok(exec::run_args(&core.conn, PRUNE, &[Arg::Val(&cutoff), Arg::Js(min_confidence)])? as i64)

@@ -10,9 +10,9 @@ use std::ffi::CStr;
 
 use base64::Engine;
 
-use crate::sqlite::error::{SResult, StoreError};
-use crate::js::value::JsVal;
 use crate::js::json_in::is_valid_json;
+use crate::js::value::JsVal;
+use crate::sqlite::error::{SResult, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleKey {
@@ -73,7 +73,10 @@ fn b64url_decode(s: &[u8]) -> Vec<u8> {
 /// The canonical wire of a normalized key.
 pub fn encode(key: &RoleKey) -> String {
     let json = match &key.scope_id {
-        Some(scope) => format!("{{\"project_id\":\"{}\",\"role_kind\":\"lead\",\"scope_id\":\"{}\"}}", key.project_id, scope),
+        Some(scope) => format!(
+            "{{\"project_id\":\"{}\",\"role_kind\":\"lead\",\"scope_id\":\"{}\"}}",
+            key.project_id, scope
+        ),
         None => format!("{{\"project_id\":\"{}\",\"role_kind\":\"cto\"}}", key.project_id),
     };
     let mut wire = String::from("rk2.");
@@ -187,7 +190,9 @@ fn object_members(text: &str) -> Option<Vec<(String, Member)>> {
         ws(b, &mut i);
         i += 1; // ':'
         ws(b, &mut i);
-        let value = if b.get(i) == Some(&b'"') { Member::Str(read_string(b, &mut i)) } else {
+        let value = if b.get(i) == Some(&b'"') {
+            Member::Str(read_string(b, &mut i))
+        } else {
             skip_value(b, &mut i);
             Member::Other
         };
@@ -217,7 +222,10 @@ pub fn decode_bytes(wire: &[u8]) -> Result<RoleKey, &'static str> {
         return Err(NON_CANONICAL);
     }
     let members = object_members(&text).ok_or(KEY_INVALID)?;
-    if members.iter().any(|(k, _)| !matches!(k.as_str(), "project_id" | "role_kind" | "scope_id")) {
+    if members
+        .iter()
+        .any(|(k, _)| !matches!(k.as_str(), "project_id" | "role_kind" | "scope_id"))
+    {
         return Err(FIELD_UNSUPPORTED);
     }
     let field = |name: &str| members.iter().find(|(k, _)| k == name).map(|(_, v)| v);
@@ -235,7 +243,11 @@ pub fn decode_bytes(wire: &[u8]) -> Result<RoleKey, &'static str> {
         if scope.is_some() {
             return Err(SCOPE_FORBIDDEN);
         }
-        RoleKey { project_id, role_kind, scope_id: None }
+        RoleKey {
+            project_id,
+            role_kind,
+            scope_id: None,
+        }
     } else {
         let scope_id = match scope {
             Some(Member::Str(s)) => s.clone(),
@@ -244,7 +256,11 @@ pub fn decode_bytes(wire: &[u8]) -> Result<RoleKey, &'static str> {
         if !matches_id(&scope_id, "scp_") {
             return Err(SCOPE_ID_INVALID);
         }
-        RoleKey { project_id, role_kind, scope_id: Some(scope_id) }
+        RoleKey {
+            project_id,
+            role_kind,
+            scope_id: Some(scope_id),
+        }
     };
     if encode(&key).as_bytes() != wire {
         return Err(NON_CANONICAL);
@@ -316,11 +332,22 @@ mod tests {
 
     #[test]
     fn valid_keys_roundtrip() {
-        let cto = RoleKey { project_id: PRJ.into(), role_kind: "cto", scope_id: None };
-        let lead = RoleKey { project_id: PRJ.into(), role_kind: "lead", scope_id: Some(SCP.into()) };
+        let cto = RoleKey {
+            project_id: PRJ.into(),
+            role_kind: "cto",
+            scope_id: None,
+        };
+        let lead = RoleKey {
+            project_id: PRJ.into(),
+            role_kind: "lead",
+            scope_id: Some(SCP.into()),
+        };
         assert_eq!(decode_bytes(encode(&cto).as_bytes()), Ok(cto.clone()));
         assert_eq!(decode_bytes(encode(&lead).as_bytes()), Ok(lead));
-        assert_eq!(encode(&cto), wire_of(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")));
+        assert_eq!(
+            encode(&cto),
+            wire_of(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}"))
+        );
     }
 
     #[test]
@@ -334,29 +361,84 @@ mod tests {
         assert_eq!(d("[]"), Err(KEY_INVALID));
         assert_eq!(d("null"), Err(KEY_INVALID));
         assert_eq!(d("\"x\""), Err(KEY_INVALID));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\",\"x\":1}}")), Err(FIELD_UNSUPPORTED));
-        assert_eq!(d("{\"project_id\":\"prj_short\",\"role_kind\":\"cto\"}"), Err(PROJECT_ID_INVALID));
+        assert_eq!(
+            d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\",\"x\":1}}")),
+            Err(FIELD_UNSUPPORTED)
+        );
+        assert_eq!(
+            d("{\"project_id\":\"prj_short\",\"role_kind\":\"cto\"}"),
+            Err(PROJECT_ID_INVALID)
+        );
         assert_eq!(d("{\"project_id\":5,\"role_kind\":\"cto\"}"), Err(PROJECT_ID_INVALID));
         assert_eq!(d("{\"role_kind\":\"cto\"}"), Err(PROJECT_ID_INVALID));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"ceo\"}}")), Err(KIND_UNSUPPORTED));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\",\"scope_id\":null}}")), Err(SCOPE_FORBIDDEN));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\"}}")), Err(SCOPE_REQUIRED));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\",\"scope_id\":7}}")), Err(SCOPE_REQUIRED));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\",\"scope_id\":\"scp_x\"}}")), Err(SCOPE_ID_INVALID));
+        assert_eq!(
+            d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"ceo\"}}")),
+            Err(KIND_UNSUPPORTED)
+        );
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\",\"scope_id\":null}}"
+            )),
+            Err(SCOPE_FORBIDDEN)
+        );
+        assert_eq!(
+            d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\"}}")),
+            Err(SCOPE_REQUIRED)
+        );
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\",\"scope_id\":7}}"
+            )),
+            Err(SCOPE_REQUIRED)
+        );
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\",\"scope_id\":\"scp_x\"}}"
+            )),
+            Err(SCOPE_ID_INVALID)
+        );
     }
 
     #[test]
     fn non_canonical_orders_and_spacing() {
         let d = |json: &str| decode_bytes(wire_of(json).as_bytes());
-        assert_eq!(d(&format!("{{\"role_kind\":\"cto\",\"project_id\":\"{PRJ}\"}}")), Err(NON_CANONICAL));
-        assert_eq!(d(&format!("{{ \"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")), Err(NON_CANONICAL));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"scope_id\":\"{SCP}\",\"role_kind\":\"lead\"}}")), Err(NON_CANONICAL));
-        assert_eq!(d(&format!("{{\"project\\u005fid\":\"{PRJ}\",\"role_kind\":\"cto\"}}")), Err(NON_CANONICAL));
+        assert_eq!(
+            d(&format!("{{\"role_kind\":\"cto\",\"project_id\":\"{PRJ}\"}}")),
+            Err(NON_CANONICAL)
+        );
+        assert_eq!(
+            d(&format!("{{ \"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")),
+            Err(NON_CANONICAL)
+        );
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"{PRJ}\",\"scope_id\":\"{SCP}\",\"role_kind\":\"lead\"}}"
+            )),
+            Err(NON_CANONICAL)
+        );
+        assert_eq!(
+            d(&format!("{{\"project\\u005fid\":\"{PRJ}\",\"role_kind\":\"cto\"}}")),
+            Err(NON_CANONICAL)
+        );
         // Duplicate key: the last value wins, then the canonical check fails.
-        assert_eq!(d(&format!("{{\"project_id\":\"x\",\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")), Err(NON_CANONICAL));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"project_id\":\"x\",\"role_kind\":\"cto\"}}")), Err(PROJECT_ID_INVALID));
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"x\",\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}"
+            )),
+            Err(NON_CANONICAL)
+        );
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"{PRJ}\",\"project_id\":\"x\",\"role_kind\":\"cto\"}}"
+            )),
+            Err(PROJECT_ID_INVALID)
+        );
         // Extra trailing base64 character: same bytes decode, the wire differs.
-        let cto = RoleKey { project_id: PRJ.into(), role_kind: "cto", scope_id: None };
+        let cto = RoleKey {
+            project_id: PRJ.into(),
+            role_kind: "cto",
+            scope_id: None,
+        };
         let w = encode(&cto) + "A";
         assert_eq!(decode_bytes(w.as_bytes()), Err(NON_CANONICAL));
     }
@@ -365,16 +447,40 @@ mod tests {
     fn json_parse_corner_cases() {
         let d = |json: &str| decode_bytes(wire_of(json).as_bytes());
         // JSON.parse keeps "__proto__" as an own key; numbers out of range parse as Infinity.
-        assert_eq!(d(&format!("{{\"__proto__\":1,\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")), Err(FIELD_UNSUPPORTED));
-        assert_eq!(d("{\"project_id\":1e999,\"role_kind\":\"cto\"}"), Err(PROJECT_ID_INVALID));
+        assert_eq!(
+            d(&format!(
+                "{{\"__proto__\":1,\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}"
+            )),
+            Err(FIELD_UNSUPPORTED)
+        );
+        assert_eq!(
+            d("{\"project_id\":1e999,\"role_kind\":\"cto\"}"),
+            Err(PROJECT_ID_INVALID)
+        );
         assert_eq!(d(&format!("{}{}", "[".repeat(150), "]".repeat(150))), Err(KEY_INVALID));
         // Lone surrogate escapes are valid JSON but never a valid id.
-        assert_eq!(d("{\"project_id\":\"\\ud800\",\"role_kind\":\"cto\"}"), Err(PROJECT_ID_INVALID));
+        assert_eq!(
+            d("{\"project_id\":\"\\ud800\",\"role_kind\":\"cto\"}"),
+            Err(PROJECT_ID_INVALID)
+        );
         // Nested values are skipped correctly before later members.
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"scope_id\":{{\"a\":[1,\"}}\"]}},\"role_kind\":\"cto\"}}")), Err(SCOPE_FORBIDDEN));
-        assert_eq!(d(&format!("{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\",\"scope_id\":[\"{SCP}\"]}}")), Err(SCOPE_REQUIRED));
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"{PRJ}\",\"scope_id\":{{\"a\":[1,\"}}\"]}},\"role_kind\":\"cto\"}}"
+            )),
+            Err(SCOPE_FORBIDDEN)
+        );
+        assert_eq!(
+            d(&format!(
+                "{{\"project_id\":\"{PRJ}\",\"role_kind\":\"lead\",\"scope_id\":[\"{SCP}\"]}}"
+            )),
+            Err(SCOPE_REQUIRED)
+        );
         // A BOM is not JSON whitespace.
-        assert_eq!(d(&format!("\u{feff}{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")), Err(NON_CANONICAL));
+        assert_eq!(
+            d(&format!("\u{feff}{{\"project_id\":\"{PRJ}\",\"role_kind\":\"cto\"}}")),
+            Err(NON_CANONICAL)
+        );
     }
 
     #[test]

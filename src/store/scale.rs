@@ -31,7 +31,6 @@ pub const LARGE_LOG_ROWS: i64 = 10_000;
 pub const VERSIONS: &str =
     "(SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version())";
 
-
 fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
     Ok(exec::count(
         conn,
@@ -94,7 +93,10 @@ pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
             // schema): recreate them, recount, read again.
             Err(_) if pass == 0 => {
                 core.conn.execute_batch(COUNTERS_SQL)?;
-                core.scale.set(ScaleState { counted: None, ..core.scale.get() });
+                core.scale.set(ScaleState {
+                    counted: None,
+                    ..core.scale.get()
+                });
                 pass += 1;
                 continue;
             }
@@ -105,7 +107,10 @@ pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
             return Ok(row[2..].to_vec());
         }
         core.conn.execute_batch(COUNTERS_SQL)?;
-        core.scale.set(ScaleState { counted: Some(versions), ..core.scale.get() });
+        core.scale.set(ScaleState {
+            counted: Some(versions),
+            ..core.scale.get()
+        });
         pass += 1;
     }
 }

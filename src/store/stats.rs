@@ -6,8 +6,8 @@ use napi_derive::napi;
 use crate::js::bind::Bound;
 use crate::js::model::Val;
 use crate::native_db::NativeDb;
-use crate::store::now;
 use crate::sqlite::transaction::{in_transaction, Behavior};
+use crate::store::now;
 use crate::store::queries as exec;
 use crate::store::scale;
 

@@ -10,7 +10,10 @@ use crate::sqlite::error::SResult;
 
 /// The clock of the store's timestamps, in Unix milliseconds.
 pub fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }
 
 /// The next id as a lowercase hyphenated string.

@@ -9,8 +9,8 @@ use crate::js::bind::Bound;
 use crate::js::model::Val;
 use crate::js::v8::V8;
 use crate::js::value::JsVal;
-use crate::store::now;
 use crate::sqlite::error::SResult;
+use crate::store::now;
 use crate::store::role_key::role_identity;
 
 use crate::js::bind::Arg;
@@ -37,7 +37,9 @@ pub(super) fn upsert_candidate(v8: &V8, conn: &Connection, input: &JsVal) -> SRe
     } else {
         v8.stringify(locators_in.raw())?.map(Val::Str).unwrap_or(Val::Undefined)
     };
-    let failures = nn(g(c"consecutive_probe_failures")?, || nn(cur("consecutive_probe_failures"), || Ok(Val::Num(0.0))))?;
+    let failures = nn(g(c"consecutive_probe_failures")?, || {
+        nn(cur("consecutive_probe_failures"), || Ok(Val::Num(0.0)))
+    })?;
     let kept = |key: &CStr, name: &str| -> SResult<Val> {
         let v = g(key)?;
         if v.is_undefined() {
@@ -53,7 +55,18 @@ pub(super) fn upsert_candidate(v8: &V8, conn: &Connection, input: &JsVal) -> SRe
     bind_run(
         conn,
         UPSERT_CANDIDATE,
-        &[Val::Str(identity.wire.wtf8()?), Val::from_js(agent)?, source, priority, locators, failures, excluded, last_probe, last_code, updated],
+        &[
+            Val::Str(identity.wire.wtf8()?),
+            Val::from_js(agent)?,
+            source,
+            priority,
+            locators,
+            failures,
+            excluded,
+            last_probe,
+            last_code,
+            updated,
+        ],
     )?;
     exec::row_text(conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE)
 }
@@ -66,23 +79,41 @@ pub(super) fn update_reachability(conn: &Connection, input: &JsVal) -> SResult<S
         return Ok("{\"ok\":false,\"reason\":\"not_found\"}".into());
     };
     let g = |key: &CStr| prop(input, key);
-    let mut failures = nn(g(c"consecutive_probe_failures")?, || Ok(current.get("consecutive_probe_failures")))?;
+    let mut failures = nn(g(c"consecutive_probe_failures")?, || {
+        Ok(current.get("consecutive_probe_failures"))
+    })?;
     if input.get(c"probe_failed")?.is_true() || input.get(c"increment_probe_failures")?.is_true() {
         failures = current.get("consecutive_probe_failures").plus_one()?;
     } else if input.get(c"probe_succeeded")?.is_true() {
         failures = Val::Num(0.0);
     }
     let excluded_in = g(c"excluded_until_ms")?;
-    let excluded = if excluded_in.is_undefined() { current.get("excluded_until_ms") } else { excluded_in };
+    let excluded = if excluded_in.is_undefined() {
+        current.get("excluded_until_ms")
+    } else {
+        excluded_in
+    };
     // Two separate Date.now() calls in the original.
     let last_probe = nn(g(c"last_probe_ms")?, || Ok(Val::Num(now() as f64)))?;
     let code_in = g(c"last_probe_code")?;
-    let last_code = if code_in.is_undefined() { current.get("last_probe_code") } else { code_in };
+    let last_code = if code_in.is_undefined() {
+        current.get("last_probe_code")
+    } else {
+        code_in
+    };
     let updated = nn(g(c"updated_at_ms")?, || Ok(Val::Num(now() as f64)))?;
     bind_run(
         conn,
         UPDATE_REACHABILITY,
-        &[failures, excluded, last_probe, last_code, updated, Val::Str(identity.wire.wtf8()?), Val::from_js(agent)?],
+        &[
+            failures,
+            excluded,
+            last_probe,
+            last_code,
+            updated,
+            Val::Str(identity.wire.wtf8()?),
+            Val::from_js(agent)?,
+        ],
     )?;
     let fresh = read_row(conn, GET_CANDIDATE, &[Arg::Val(&wire), Arg::Js(agent)], &CANDIDATE)?;
     let mut d = JsonOut::new();
@@ -91,4 +122,3 @@ pub(super) fn update_reachability(conn: &Connection, input: &JsVal) -> SResult<S
     d.raw("}");
     Ok(d.finish())
 }
-

@@ -9,8 +9,8 @@ use crate::js::bind::Bound;
 use crate::js::model::Val;
 use crate::js::v8::V8;
 use crate::js::value::JsVal;
-use crate::store::now;
 use crate::sqlite::error::SResult;
+use crate::store::now;
 use crate::store::queries::Row;
 use crate::store::role_key::role_identity;
 
@@ -25,7 +25,9 @@ fn expected_guard(input: &JsVal) -> SResult<Option<Expected>> {
     let expected = Expected {
         version: nn(g(c"expected_version")?, || nn(g(c"expectedVersion")?, || g(c"version")))?,
         epoch: nn(g(c"expected_epoch")?, || nn(g(c"expectedEpoch")?, || g(c"epoch")))?,
-        activation_seq: nn(g(c"expected_activation_seq")?, || nn(g(c"expectedActivationSeq")?, || g(c"activation_seq")))?,
+        activation_seq: nn(g(c"expected_activation_seq")?, || {
+            nn(g(c"expectedActivationSeq")?, || g(c"activation_seq"))
+        })?,
         activation_id: if has(c"expected_activation_id")? {
             g(c"expected_activation_id")?
         } else if has(c"expectedActivationId")? {
@@ -106,7 +108,11 @@ pub(super) fn compare_and_set(v8: &V8, conn: &Connection, input: &JsVal) -> SRes
     ]);
     if bind_run(conn, CAS_ROLE, &values)? != 1 {
         let latest = get_role_row(conn, &wire)?;
-        return Ok(result(false, Some(failure_reason(latest.as_ref(), &expected)?), latest.as_ref()));
+        return Ok(result(
+            false,
+            Some(failure_reason(latest.as_ref(), &expected)?),
+            latest.as_ref(),
+        ));
     }
     let fresh = get_role_row(conn, &wire)?;
     Ok(result(true, None, fresh.as_ref()))

@@ -22,21 +22,36 @@ use napi_derive::napi;
 use rusqlite::Connection;
 
 use crate::js::bind::{bind_all, bound_from_js, Arg, Bound};
+use crate::js::json_out::{JsonOut, CANDIDATE, MESSAGE, RAW};
 use crate::js::model::Val;
 use crate::js::v8::V8;
+use crate::js::value::JsVal;
 use crate::native_db::NativeDb;
 use crate::sqlite::error::{SResult, StoreError};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries::{self as exec, read_row, Row};
-use crate::js::value::JsVal;
 use crate::store::role_key::decode;
-use crate::js::json_out::{JsonOut, CANDIDATE, MESSAGE, RAW};
 
 const STATES: [&str; 5] = ["electable", "elected-probing", "active", "unreachable", "quarantined"];
 
 /// The statements prepared at open, so that a file whose schema lacks what they use
 /// fails in createStore, as the original's eager `prepare` did.
-pub(super) const STATEMENTS: &[&str] = &[CAS_ROLE, EXPIRED_HOLDERS, GET_CANDIDATE, GET_ROLE, INSERT_ROLE, LIST_CANDIDATES, LIST_ROLES, PENDING_MESSAGES, RECOVER_EXPIRED, RECOVER_LIVE, RECOVER_ORPHANED, UPDATE_REACHABILITY, UPDATE_RESERVATION, UPSERT_CANDIDATE];
+pub(super) const STATEMENTS: &[&str] = &[
+    CAS_ROLE,
+    EXPIRED_HOLDERS,
+    GET_CANDIDATE,
+    GET_ROLE,
+    INSERT_ROLE,
+    LIST_CANDIDATES,
+    LIST_ROLES,
+    PENDING_MESSAGES,
+    RECOVER_EXPIRED,
+    RECOVER_LIVE,
+    RECOVER_ORPHANED,
+    UPDATE_REACHABILITY,
+    UPDATE_RESERVATION,
+    UPSERT_CANDIDATE,
+];
 
 const GET_ROLE: &str = "SELECT * FROM role_registry WHERE role_key_wire = ?";
 const LIST_ROLES: &str = "SELECT * FROM role_registry ORDER BY role_key_wire";
@@ -168,7 +183,10 @@ fn failure_reason(current: Option<&Row>, e: &Expected) -> SResult<&'static str> 
 
 fn invalid_state(v8: &V8, state: &Val) -> SResult<StoreError> {
     let text = state.to_js_string(v8)?;
-    Ok(StoreError::error(format!("invalid role reachability state: {}", String::from_utf8_lossy(&text))))
+    Ok(StoreError::error(format!(
+        "invalid role reachability state: {}",
+        String::from_utf8_lossy(&text)
+    )))
 }
 
 fn bind_run(conn: &Connection, sql: &str, values: &[Val]) -> SResult<usize> {
@@ -184,7 +202,12 @@ impl NativeDb {
     pub fn get_role(&self, env: Env, role_key_wire: JsVal) -> Result<String> {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
-            exec::row_text(&core.conn, GET_ROLE, &[Arg::Val(&Bound::Text(role_key_wire.wtf8()?))], &RAW)
+            exec::row_text(
+                &core.conn,
+                GET_ROLE,
+                &[Arg::Val(&Bound::Text(role_key_wire.wtf8()?))],
+                &RAW,
+            )
         })
     }
 
@@ -211,7 +234,12 @@ impl NativeDb {
             // bound a params object by name. Same text, same order of failures here.
             let mut clauses: Vec<String> = Vec::new();
             let mut named: Vec<(String, JsVal)> = Vec::new();
-            for (key, name) in [(c"project_id", "project_id"), (c"role_kind", "role_kind"), (c"scope_id", "scope_id"), (c"state", "state")] {
+            for (key, name) in [
+                (c"project_id", "project_id"),
+                (c"role_kind", "role_kind"),
+                (c"scope_id", "scope_id"),
+                (c"state", "state"),
+            ] {
                 let v = filter.get(key)?;
                 if !v.is_undefined() {
                     clauses.push(format!("{name}=@{name}"));
@@ -233,7 +261,11 @@ impl NativeDb {
                 }
                 clauses.push(format!("state IN ({})", marks.join(",")));
             }
-            let where_sql = if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) };
+            let where_sql = if clauses.is_empty() {
+                String::new()
+            } else {
+                format!(" WHERE {}", clauses.join(" AND "))
+            };
             let sql = format!("SELECT role_key_wire FROM role_registry{where_sql} ORDER BY role_key_wire");
             let mut stmt = exec::prepare(&core.conn, &sql)?;
             let mut by_index: Vec<(usize, &JsVal)> = Vec::with_capacity(named.len());
@@ -273,7 +305,12 @@ impl NativeDb {
     pub fn list_role_candidates(&self, env: Env, role_key_wire: JsVal) -> Result<String> {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
-            exec::rows_text(&core.conn, LIST_CANDIDATES, &[Arg::Val(&Bound::Text(role_key_wire.wtf8()?))], &CANDIDATE)
+            exec::rows_text(
+                &core.conn,
+                LIST_CANDIDATES,
+                &[Arg::Val(&Bound::Text(role_key_wire.wtf8()?))],
+                &CANDIDATE,
+            )
         })
     }
 
@@ -293,7 +330,12 @@ impl NativeDb {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
             let wire = Bound::Text(role_key_wire.wtf8()?);
-            exec::rows_text(&core.conn, PENDING_MESSAGES, &[Arg::Val(&wire), Arg::Js(now_ms)], &MESSAGE)
+            exec::rows_text(
+                &core.conn,
+                PENDING_MESSAGES,
+                &[Arg::Val(&wire), Arg::Js(now_ms)],
+                &MESSAGE,
+            )
         })
     }
 

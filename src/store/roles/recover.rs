@@ -4,12 +4,12 @@
 
 use rusqlite::Connection;
 
+use crate::js::bind::Arg;
+use crate::js::json_out::{JsonOut, CANDIDATE, MESSAGE, RAW};
 use crate::js::model::Val;
 use crate::js::v8::{Compare, V8};
 use crate::js::value::JsVal;
 use crate::sqlite::error::SResult;
-use crate::js::bind::Arg;
-use crate::js::json_out::{JsonOut, CANDIDATE, MESSAGE, RAW};
 use crate::store::queries::read_rows;
 
 use super::{bind_run, LIST_CANDIDATES, LIST_ROLES, PENDING_MESSAGES, RECOVER_EXPIRED, RECOVER_LIVE, RECOVER_ORPHANED};
@@ -64,7 +64,13 @@ pub(super) fn recover(v8: &V8, conn: &Connection, now_ms: &JsVal) -> SResult<Str
     let mut first = true;
     for r in &roles {
         let wire = r.get("role_key_wire").bound()?;
-        for m in read_rows(conn, PENDING_MESSAGES, &[Arg::Val(&wire), Arg::Js(*now_ms)], &MESSAGE, None)? {
+        for m in read_rows(
+            conn,
+            PENDING_MESSAGES,
+            &[Arg::Val(&wire), Arg::Js(*now_ms)],
+            &MESSAGE,
+            None,
+        )? {
             if !first {
                 d.raw(",");
             }
@@ -75,4 +81,3 @@ pub(super) fn recover(v8: &V8, conn: &Connection, now_ms: &JsVal) -> SResult<Str
     d.raw("]}");
     Ok(d.finish())
 }
-

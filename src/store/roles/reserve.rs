@@ -10,19 +10,24 @@ use crate::js::bind::Bound;
 use crate::js::model::Val;
 use crate::js::v8::V8;
 use crate::js::value::JsVal;
-use crate::store::now;
 use crate::sqlite::error::SResult;
+use crate::store::now;
 use crate::store::queries::Row;
 use crate::store::role_key::role_identity;
 
-use super::{bind_run, failure_reason, get_role_row, invalid_state, is_state, nn, prop, result, Expected, INSERT_ROLE, UPDATE_RESERVATION};
+use super::{
+    bind_run, failure_reason, get_role_row, invalid_state, is_state, nn, prop, result, Expected, INSERT_ROLE,
+    UPDATE_RESERVATION,
+};
 
 /// The epoch and activation sequence a reservation moves to, or the reason the caller's
 /// expectation is stale.
 fn next_generation(input: &JsVal, current: Option<&Row>) -> SResult<Result<(Val, Val), &'static str>> {
     let cur = |name: &str| current.map(|c| c.get(name)).unwrap_or(Val::Undefined);
     let g = |key: &CStr| prop(input, key);
-    let expected_version = nn(g(c"expected_version")?, || nn(g(c"expectedVersion")?, || Ok(cur("version"))))?;
+    let expected_version = nn(g(c"expected_version")?, || {
+        nn(g(c"expectedVersion")?, || Ok(cur("version")))
+    })?;
     let expected_epoch = nn(g(c"expected_epoch")?, || nn(g(c"expectedEpoch")?, || Ok(cur("epoch"))))?;
     if let Some(c) = current {
         if !expected_version.strict_eq(&c.get("version"))? {
@@ -33,7 +38,13 @@ fn next_generation(input: &JsVal, current: Option<&Row>) -> SResult<Result<(Val,
         }
     }
     let next_epoch = nn(g(c"epoch")?, || {
-        nn(g(c"next_epoch")?, || Ok(if current.is_some() { cur("epoch").plus_one()? } else { Val::Num(0.0) }))
+        nn(g(c"next_epoch")?, || {
+            Ok(if current.is_some() {
+                cur("epoch").plus_one()?
+            } else {
+                Val::Num(0.0)
+            })
+        })
     })?;
     if let Some(c) = current {
         if !next_epoch.strict_eq(&c.get("epoch").plus_one()?)? {
@@ -42,7 +53,11 @@ fn next_generation(input: &JsVal, current: Option<&Row>) -> SResult<Result<(Val,
     }
     let next_seq = nn(g(c"activation_seq")?, || {
         nn(g(c"next_activation_seq")?, || {
-            Ok(if current.is_some() { cur("activation_seq").plus_one()? } else { Val::Num(0.0) })
+            Ok(if current.is_some() {
+                cur("activation_seq").plus_one()?
+            } else {
+                Val::Num(0.0)
+            })
         })
     })?;
     if let Some(c) = current {
@@ -60,7 +75,11 @@ fn holder_fields(v8: &V8, input: &JsVal, current: Option<&Row>) -> SResult<[Val;
     let state_in = g(c"state")?;
     let state = if state_in.nullish() {
         let holder = g(c"holder_agent_id")?;
-        Val::text(if holder.truthy() { "elected-probing" } else { "electable" })
+        Val::text(if holder.truthy() {
+            "elected-probing"
+        } else {
+            "electable"
+        })
     } else {
         state_in
     };
@@ -101,10 +120,25 @@ fn activation_fields(input: &JsVal, current: Option<&Row>) -> SResult<[Val; 10]>
     let retry_count = nn(g(c"retry_count")?, || nn(cur("retry_count"), || Ok(Val::Num(0.0))))?;
     let next_probe = keep(c"next_probe_ms", "next_probe_ms")?;
     let blocked_in = g(c"blocked_reason")?;
-    let blocked = if blocked_in.is_undefined() { nn(cur("blocked_reason"), || Ok(Val::Null))? } else { blocked_in };
+    let blocked = if blocked_in.is_undefined() {
+        nn(cur("blocked_reason"), || Ok(Val::Null))?
+    } else {
+        blocked_in
+    };
     let last_transition = nn(g(c"last_transition_ms")?, || Ok(Val::Num(now() as f64)))?;
     let last_reason = nn(g(c"last_reason")?, || Ok(Val::text("role_reserved")))?;
-    Ok([activation_id, deadline, lease, charter_version, charter_acked, retry_count, next_probe, blocked, last_transition, last_reason])
+    Ok([
+        activation_id,
+        deadline,
+        lease,
+        charter_version,
+        charter_acked,
+        retry_count,
+        next_probe,
+        blocked,
+        last_transition,
+        last_reason,
+    ])
 }
 
 pub(super) fn reserve(v8: &V8, conn: &Connection, input: &JsVal) -> SResult<String> {
@@ -142,7 +176,11 @@ pub(super) fn reserve(v8: &V8, conn: &Connection, input: &JsVal) -> SResult<Stri
                     activation_seq: c.get("activation_seq"),
                     activation_id: c.get("activation_id"),
                 };
-                return Ok(result(false, Some(failure_reason(latest.as_ref(), &expected)?), latest.as_ref()));
+                return Ok(result(
+                    false,
+                    Some(failure_reason(latest.as_ref(), &expected)?),
+                    latest.as_ref(),
+                ));
             }
         }
     }
