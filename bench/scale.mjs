@@ -5,13 +5,20 @@
 //
 //   node bench/scale.mjs                         # sizes 1k,10k,100k,1M, case "realistic"
 //   node bench/scale.mjs --sizes 1k,100k --case bursts --only getHubStats,sweepExpired
+//   node bench/scale.mjs --sizes 1M --grow open   # the first open of a file the original wrote
 //
 // Files are generated once per (case, size) into --cache (default: <tmpdir>/triflux-scale)
-// by better-sqlite3 with the original schema, in one transaction; the addon works on a copy
-// (its first open adds this package's indexes: that open time is printed). Every run
-// refreshes the recent part of the log on both files with the same `now`, so the outputs
-// can be compared. Each side runs in its own child process: never open one file with both
-// SQLite libraries in one process.
+// by better-sqlite3 with the original schema, in one transaction. The addon's log grows
+// the way a running hub's does (--grow store, the default): the store opens an empty file
+// (the original schema), the bulk is copied in with raw SQL through store.db, and the
+// newest GROW_ROWS messages are written through store.auditLog, whose insert that reaches
+// the large-log threshold converts the file (that call's time is printed). With
+// --grow open the addon instead opens a copy of the original's file, converted at its
+// first open (that open's time is printed). Every run refreshes the recent part of the log
+// on both files with the same `now`, then writes the GROW_ROWS messages through auditLog
+// on both sides (to a recipient no timed read looks at), so the outputs can be compared.
+// Each side runs in its own child process: never open one file with both SQLite libraries
+// in one process.
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -24,6 +31,10 @@ import { agentId, generate, refreshRecent, roleWires } from './scale-data.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
+
+/** Messages each side writes through auditLog before the timed reads. */
+const GROW_ROWS = 1000;
+const BULK_TABLES = ['agents', 'messages', 'dead_letters', 'human_requests', 'assign_jobs', 'role_registry', 'bench_state'];
 
 const METHODS = [
   'getAuditMessagesForAgent+topics',
@@ -41,7 +52,7 @@ const METHODS = [
 ];
 
 function parseArgs(argv) {
-  const o = { sizes: '1k,10k,100k,1M', case: 'realistic', only: null, ms: 150, reps: 5, cache: join(tmpdir(), 'triflux-scale'), side: 'both' };
+  const o = { sizes: '1k,10k,100k,1M', case: 'realistic', only: null, ms: 150, reps: 5, cache: join(tmpdir(), 'triflux-scale'), side: 'both', grow: 'store' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -52,6 +63,8 @@ function parseArgs(argv) {
     else if (a === '--reps') o.reps = Number(v());
     else if (a === '--cache') o.cache = v();
     else if (a === '--side') o.side = v();
+    else if (a === '--grow') o.grow = v();
+    else if (a === '--base') o.base = v();
     else if (a === '--fresh') o.fresh = true;
     else if (a === '--json') o.json = v();
     else if (a === '--child') o.child = v();
@@ -97,10 +110,32 @@ function fnv(text) {
   return h.toString(16);
 }
 
+/** The store's own writes of a running hub: auditLog, timed; returns the slowest call. */
+function growThroughStore(store) {
+  let slowest = 0;
+  for (let i = 0; i < GROW_ROWS; i++) {
+    const t0 = performance.now();
+    store.auditLog({ type: 'event', from: agentId(i % 10), to: 'bench-grow', topic: 'grow', status: 'acked', payload: { i } });
+    slowest = Math.max(slowest, performance.now() - t0);
+  }
+  return slowest;
+}
+
+/** Raw SQL through store.db: the bulk of the original's file, into the store's own file. */
+function copyBulk(db, from) {
+  db.exec(`ATTACH DATABASE '${from.replaceAll("'", "''")}' AS bulk`);
+  db.transaction(() => {
+    db.exec('CREATE TABLE bench_state (key TEXT PRIMARY KEY, value INTEGER)');
+    for (const table of BULK_TABLES) db.exec(`INSERT INTO main.${table} SELECT * FROM bulk.${table}`);
+  })();
+  db.exec('DETACH DATABASE bulk');
+}
+
 async function child(o) {
   let store;
   let openMs;
   let close;
+  let slowestWrite;
   if (o.child === 'baseline') {
     const Database = require('better-sqlite3');
     const t0 = performance.now();
@@ -113,17 +148,21 @@ async function child(o) {
     openMs = performance.now() - t0;
     refreshRecent(db, o.now);
     store = originalMethods(db);
+    slowestWrite = growThroughStore(store);
     close = () => db.close();
   } else {
     const { createStore } = await import('../index.mjs');
+    if (o.grow === 'store') ['', '-wal', '-shm'].forEach((s) => rmSync(o.file + s, { force: true }));
     const t0 = performance.now();
     store = createStore(o.file);
     openMs = performance.now() - t0;
+    if (o.grow === 'store') copyBulk(store.db, o.base);
     refreshRecent(store.db, o.now);
+    slowestWrite = growThroughStore(store);
     close = () => store.close();
   }
   const fns = calls(store, Date.now() + 60_000);
-  const out = { openMs, methods: {} };
+  const out = { openMs, slowestWrite, methods: {} };
   for (const name of METHODS) {
     if (o.only && !o.only.includes(name)) continue;
     const fn = fns[name];
@@ -171,8 +210,8 @@ function table(rows) {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (o.help) {
-    console.log(`node bench/scale.mjs [--sizes 1k,10k,100k,1M] [--case realistic|bursts] [--only a,b] [--side both|addon|baseline]
-  [--ms 150] [--reps 5] [--cache dir] [--fresh] [--json file]\nmethods: ${METHODS.join(', ')}`);
+    console.log(`node bench/scale.mjs [--sizes 1k,10k,100k,1M] [--case realistic|bursts] [--grow store|open] [--only a,b]
+  [--side both|addon|baseline] [--ms 150] [--reps 5] [--cache dir] [--fresh] [--json file]\nmethods: ${METHODS.join(', ')}`);
     return;
   }
   if (o.gen) {
@@ -186,7 +225,7 @@ async function main() {
   const results = [];
   for (const n of sizes) {
     const base = join(o.cache, `base-${o.case}-${n}.db`);
-    const addon = join(o.cache, `addon-${o.case}-${n}.db`);
+    const addon = join(o.cache, `addon-${o.grow === 'store' ? 'grown' : 'opened'}-${o.case}-${n}.db`);
     const drop = (p) => ['', '-wal', '-shm'].forEach((s) => rmSync(p + s, { force: true }));
     if (o.fresh) [base, addon].forEach(drop);
     if (!existsSync(base)) {
@@ -196,16 +235,21 @@ async function main() {
       console.error(`generated ${sizeName(n)} (${o.case}) in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${(statSync(base).size / 2 ** 20).toFixed(0)} MiB`);
     }
     let firstOpen = false;
-    if (!existsSync(addon)) {
+    if (o.grow === 'open' && !existsSync(addon)) {
       copyFileSync(base, addon);
       firstOpen = true;
     }
     const now = Date.now();
-    const common = ['--now', String(now), '--ms', String(o.ms), '--reps', String(o.reps), ...(o.only ? ['--only', o.only.join(',')] : [])];
+    const common = ['--now', String(now), '--ms', String(o.ms), '--reps', String(o.reps), '--grow', o.grow, '--base', base,
+      ...(o.only ? ['--only', o.only.join(',')] : [])];
     const b = o.side === 'addon' ? null : runChild(['--child', 'baseline', '--file', base, ...common]);
     const a = o.side === 'baseline' ? null : runChild(['--child', 'addon', '--file', addon, ...common]);
     results.push({ n, base: b, addon: a, firstOpen });
-    if (a) console.error(`${sizeName(n)}: addon open ${a.openMs.toFixed(1)} ms${firstOpen ? ' (first open: adds the indexes)' : ''}`);
+    if (a) {
+      const how = o.grow === 'store' ? 'log grown through the store' : firstOpen ? 'first open: adds the indexes' : 'reopen';
+      console.error(`${sizeName(n)}: addon open ${a.openMs.toFixed(1)} ms (${how}); slowest of ${GROW_ROWS} auditLog: ` +
+        `addon ${a.slowestWrite.toFixed(1)} ms, baseline ${b ? b.slowestWrite.toFixed(1) : '-'} ms`);
+    }
   }
 
   const rows = [['method', 'messages', 'addon', 'baseline', 'speedup', 'output']];

@@ -44,6 +44,10 @@ pub struct LogState {
     pub counted: Option<(i64, i64)>,
     /// The large-log indexes exist.
     pub large: bool,
+    /// The file's data version when the log's size was last checked.
+    pub size_checked: Option<u32>,
+    /// A check found the log large inside a transaction: convert after its commit.
+    pub convert_after_commit: bool,
 }
 
 /// The connection slot: shared by the NativeDb object and the handle registry (the

@@ -80,7 +80,11 @@ impl NativeDb {
     pub fn tx_commit(&self, env: Env, savepoint: bool) -> Result<()> {
         self.with(&env, |core| {
             no_iterators(core)?;
-            Tx::resume(&core.conn, level(savepoint)).commit_or_detach()
+            Tx::resume(&core.conn, level(savepoint)).commit_or_detach()?;
+            if !savepoint {
+                crate::store::scale::after_commit(core);
+            }
+            Ok(())
         })
     }
 

@@ -77,7 +77,9 @@ pub(super) fn exec_script(core: &Core, source: &JsVal) -> SResult<()> {
             rest = &rest[1..];
         }
         let prepared = RawStmt::prepare(&core.conn, rest, false)?;
-        let Some(mut stmt) = prepared.stmt else { return Ok(()) };
+        let Some(mut stmt) = prepared.stmt else {
+            return Ok(());
+        };
         rest = rest.get(prepared.tail..).unwrap_or_default();
         while stmt.step() == rusqlite::ffi::SQLITE_ROW {}
         if stmt.reset() != rusqlite::ffi::SQLITE_OK {

@@ -105,6 +105,23 @@ pub fn last_insert_rowid(conn: &Connection) -> i64 {
     unsafe { ffi::sqlite3_last_insert_rowid(db(conn)) }
 }
 
+/// The main database's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes with every
+/// commit to the file, by this connection or any other (seen by this connection at its
+/// next read). None if the file control fails.
+pub fn data_version(conn: &Connection) -> Option<u32> {
+    let mut version: u32 = 0;
+    // SAFETY: the file control writes one unsigned int through the pointer it is given.
+    let rc = unsafe {
+        ffi::sqlite3_file_control(
+            db(conn),
+            c"main".as_ptr(),
+            ffi::SQLITE_FCNTL_DATA_VERSION,
+            (&mut version as *mut u32).cast(),
+        )
+    };
+    (rc == ffi::SQLITE_OK).then_some(version)
+}
+
 /// A statement prepared from raw (WTF-8) SQL bytes, finalized on drop. It must be dropped
 /// before its connection is closed: the facade's statement table, which owns these, is
 /// cleared before `close` (see `native_db`).
@@ -287,7 +304,9 @@ impl RawStmt {
 impl RawStmt {
     /// A column's result name as the raw bytes SQLite holds (V8 decodes them).
     pub fn column_name_bytes(&self, i: usize) -> &[u8] {
-        let Ok(i) = c_int::try_from(i) else { return &[] };
+        let Ok(i) = c_int::try_from(i) else {
+            return &[];
+        };
         // SAFETY: the name lives as long as the statement, which `&self` borrows.
         let p = unsafe { ffi::sqlite3_column_name(self.handle, i) };
         if p.is_null() {

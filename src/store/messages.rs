@@ -111,6 +111,7 @@ impl NativeDb {
                 bound_from_js(&role_key_wire)?,
             ];
             exec::run(&core.conn, INSERT_MESSAGE, &params)?;
+            crate::store::scale::after_message_insert(core);
             let mut out = JsonOut::new();
             out.raw("[");
             out.str(&id);
@@ -176,32 +177,34 @@ impl NativeDb {
         topics_json: JsVal,
     ) -> Result<String> {
         self.with(&env, |core| {
-            let limit = clamp(&Val::from_js(max_messages)?, Val::Num(20.0), 1.0, 100.0)?.bound()?;
-            let topics: Option<Bound> = if topics_json.is_undefined() {
-                agent_topics(&core.conn, agent_id)?.map(|t| Bound::text(&t))
-            } else {
-                Some(bound_from_js(&topics_json)?)
-            };
-            let large = crate::store::scale::large(core);
-            let conn = &core.conn;
-            match topics {
-                Some(t) => {
-                    let args = [Arg::Js(agent_id), Arg::Val(&t), Arg::Val(&limit)];
-                    if large {
-                        exec::rows_text_numbered(conn, RECENT_FOR_AGENT_WITH_TOPICS_LARGE, 3, &args, &MESSAGE)
-                    } else {
-                        exec::rows_text(conn, RECENT_FOR_AGENT_WITH_TOPICS, &args, &MESSAGE)
+            crate::store::scale::tick_read(core, || {
+                let limit = clamp(&Val::from_js(max_messages)?, Val::Num(20.0), 1.0, 100.0)?.bound()?;
+                let topics: Option<Bound> = if topics_json.is_undefined() {
+                    agent_topics(&core.conn, agent_id)?.map(|t| Bound::text(&t))
+                } else {
+                    Some(bound_from_js(&topics_json)?)
+                };
+                let large = crate::store::scale::large(core);
+                let conn = &core.conn;
+                match topics {
+                    Some(t) => {
+                        let args = [Arg::Js(agent_id), Arg::Val(&t), Arg::Val(&limit)];
+                        if large {
+                            exec::rows_text_numbered(conn, RECENT_FOR_AGENT_WITH_TOPICS_LARGE, 3, &args, &MESSAGE)
+                        } else {
+                            exec::rows_text(conn, RECENT_FOR_AGENT_WITH_TOPICS, &args, &MESSAGE)
+                        }
+                    }
+                    None => {
+                        let sql = if large {
+                            RECENT_FOR_AGENT_LARGE
+                        } else {
+                            RECENT_FOR_AGENT
+                        };
+                        exec::rows_text(conn, sql, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE)
                     }
                 }
-                None => {
-                    let sql = if large {
-                        RECENT_FOR_AGENT_LARGE
-                    } else {
-                        RECENT_FOR_AGENT
-                    };
-                    exec::rows_text(conn, sql, &[Arg::Js(agent_id), Arg::Val(&limit)], &MESSAGE)
-                }
-            }
+            })
         })
     }
 

@@ -1,11 +1,13 @@
-//! A log that grows for months (issue 10): the large-log indexes and the row counters.
+//! A log that grows for months: the large-log indexes and the row counters.
 //!
 //! * Below [`LARGE_LOG_ROWS`] messages the file keeps the original's schema exactly, and
 //!   the per-tick statements run the original's plans (a few milliseconds at most). From
 //!   there on, `large_log.sql` replaces four original indexes on `messages` by ones that
 //!   serve every per-tick read in O(log n + output); it runs at open, or in the
-//!   sweepExpired that first finds the log that large. Which statements run depends on a
-//!   flag read at open and by each sweep; both sets give the same results on either set of
+//!   store call that finds the log that large: a message insert whose rowid reaches it,
+//!   or a per-tick read that finds the file changed and the log grown (a hub that starts
+//!   small converts while it runs, with no restart). Which statements run depends on a
+//!   flag kept per connection; both sets give the same results on either set of
 //!   indexes, so a flag made stale by another connection only costs speed.
 //! * On a large log, `counters.sql` keeps the row counts of `messages` and `dead_letters`
 //!   in TEMP objects of this connection (created by the first count). [`stats_row`] reads
@@ -18,6 +20,7 @@ use rusqlite::Connection;
 
 use crate::native_db::{Core, LogState as ScaleState};
 use crate::sqlite::error::SResult;
+use crate::sqlite::raw;
 use crate::sqlite::schema::{COUNTERS_SQL, LARGE_LOG_SQL};
 use crate::sqlite::transaction::{in_transaction, Behavior};
 use crate::store::queries as exec;
@@ -40,7 +43,7 @@ fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
 }
 
 /// Creates the large-log indexes once the log is large enough (or notes that another
-/// connection did). Called at open and after every sweepExpired.
+/// connection did). At open and after every sweepExpired, where a failure is the call's.
 pub fn grow_if_large(core: &Core) -> SResult<()> {
     let mut state = core.scale.get();
     if state.large {
@@ -53,8 +56,78 @@ pub fn grow_if_large(core: &Core) -> SResult<()> {
         in_transaction(conn, Behavior::Immediate, || Ok(conn.execute_batch(LARGE_LOG_SQL)?))?;
         state.large = true;
     }
+    state.size_checked = raw::data_version(conn);
     core.scale.set(state);
     Ok(())
+}
+
+/// After the store inserted a message: the rowid it got says whether the log has reached
+/// the threshold, so a small log pays one comparison per write.
+pub fn after_message_insert(core: &Core) {
+    if !large(core) && raw::last_insert_rowid(&core.conn) >= LARGE_LOG_ROWS {
+        adapt(core);
+    }
+}
+
+/// A per-tick read: runs it, then notices a log that grew through `store.db` or another
+/// connection. The read has just seen the file, so its data version is current; the size
+/// is looked at once per change of it. The read's result stands as it is (both sets of
+/// statements give the same rows).
+pub fn tick_read<T>(core: &Core, read: impl FnOnce() -> SResult<T>) -> SResult<T> {
+    let result = read()?;
+    check_size(core);
+    Ok(result)
+}
+
+fn check_size(core: &Core) {
+    let state = core.scale.get();
+    if state.large || core.readonly {
+        return;
+    }
+    let version = raw::data_version(&core.conn);
+    if version.is_some() && version == state.size_checked {
+        return;
+    }
+    adapt(core);
+}
+
+/// Converts a log that has grown large from inside a store call. Never within a
+/// transaction (a caller's rollback would undo the indexes, and DDL does not belong in
+/// their transaction): the commit of `db.transaction(fn)`, or the next call outside
+/// one, converts. A failure (another writer
+/// held the lock past busy_timeout, a read-only file, a full disk) must not become the
+/// error of the call that happened to check: the file keeps its indexes, the call gives
+/// its own result, and the next change of the file tries again.
+fn adapt(core: &Core) {
+    if core.readonly {
+        return;
+    }
+    if !core.conn.is_autocommit() {
+        core.scale.set(ScaleState {
+            convert_after_commit: true,
+            ..core.scale.get()
+        });
+        return;
+    }
+    core.scale.set(ScaleState {
+        convert_after_commit: false,
+        ..core.scale.get()
+    });
+    if grow_if_large(core).is_err() {
+        let state = core.scale.get();
+        core.scale.set(ScaleState {
+            size_checked: raw::data_version(&core.conn),
+            ..state
+        });
+    }
+}
+
+/// After `db.transaction(fn)` committed: the conversion a store call inside it deferred.
+pub fn after_commit(core: &Core) {
+    let state = core.scale.get();
+    if state.convert_after_commit && !state.large {
+        adapt(core);
+    }
 }
 
 /// At open, after the original's steps.

@@ -101,42 +101,50 @@ impl NativeDb {
     #[napi]
     pub fn get_queue_depths(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let v = scale::stats(core, QUEUE_DEPTHS, QUEUE_DEPTHS_SMALL)?;
-            Ok(format!("{{\"urgent\":{},\"normal\":{},\"dlq\":{}}}", v[0], v[1], v[2]))
+            scale::tick_read(core, || {
+                let v = scale::stats(core, QUEUE_DEPTHS, QUEUE_DEPTHS_SMALL)?;
+                Ok(format!("{{\"urgent\":{},\"normal\":{},\"dlq\":{}}}", v[0], v[1], v[2]))
+            })
         })
     }
 
     #[napi]
     pub fn get_delivery_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let n = exec::count(
-                &core.conn,
-                "SELECT COUNT(*) as cnt FROM messages WHERE status='acked' AND created_at_ms > ? - 300000",
-                &[Bound::num(now() as f64)],
-            )?;
-            Ok(format!("{{\"total_deliveries\":{n},\"avg_delivery_ms\":0}}"))
+            scale::tick_read(core, || {
+                let n = exec::count(
+                    &core.conn,
+                    "SELECT COUNT(*) as cnt FROM messages WHERE status='acked' AND created_at_ms > ? - 300000",
+                    &[Bound::num(now() as f64)],
+                )?;
+                Ok(format!("{{\"total_deliveries\":{n},\"avg_delivery_ms\":0}}"))
+            })
         })
     }
 
     #[napi]
     pub fn get_hub_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let v = scale::stats(core, HUB_STATS, HUB_STATS_SMALL)?;
-            Ok(format!(
-                "{{\"online_agents\":{},\"total_messages\":{},\"active_assign_jobs\":{},\"urgent\":{},\"normal\":{},\"dlq\":{}}}",
-                v[0], v[1], v[2], v[3], v[4], v[5]
-            ))
+            scale::tick_read(core, || {
+                let v = scale::stats(core, HUB_STATS, HUB_STATS_SMALL)?;
+                Ok(format!(
+                    "{{\"online_agents\":{},\"total_messages\":{},\"active_assign_jobs\":{},\"urgent\":{},\"normal\":{},\"dlq\":{}}}",
+                    v[0], v[1], v[2], v[3], v[4], v[5]
+                ))
+            })
         })
     }
 
     #[napi]
     pub fn get_audit_stats(&self, env: Env) -> Result<String> {
         self.with(&env, |core| {
-            let v = scale::stats(core, AUDIT_STATS, AUDIT_STATS_SMALL)?;
-            Ok(format!(
-                "{{\"online_agents\":{},\"total_messages\":{},\"dlq\":{},\"assign_queued\":{},\"assign_running\":{},\"assign_failed\":{},\"assign_timed_out\":{}}}",
-                v[0], v[1], v[2], v[3], v[4], v[5], v[6]
-            ))
+            scale::tick_read(core, || {
+                let v = scale::stats(core, AUDIT_STATS, AUDIT_STATS_SMALL)?;
+                Ok(format!(
+                    "{{\"online_agents\":{},\"total_messages\":{},\"dlq\":{},\"assign_queued\":{},\"assign_running\":{},\"assign_failed\":{},\"assign_timed_out\":{}}}",
+                    v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+                ))
+            })
         })
     }
 }

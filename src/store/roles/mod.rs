@@ -167,7 +167,9 @@ struct Expected {
 
 /// `roleFailureReason(current, expected)` with strict comparisons.
 fn failure_reason(current: Option<&Row>, e: &Expected) -> SResult<&'static str> {
-    let Some(c) = current else { return Ok("not_found") };
+    let Some(c) = current else {
+        return Ok("not_found");
+    };
     Ok(if !c.get("version").strict_eq(&e.version)? {
         "stale_version"
     } else if !c.get("epoch").strict_eq(&e.epoch)? {
@@ -330,12 +332,14 @@ impl NativeDb {
         self.with(&env, |core| {
             decode(&role_key_wire)?;
             let wire = Bound::Text(role_key_wire.wtf8()?);
-            exec::rows_text(
-                &core.conn,
-                PENDING_MESSAGES,
-                &[Arg::Val(&wire), Arg::Js(now_ms)],
-                &MESSAGE,
-            )
+            crate::store::scale::tick_read(core, || {
+                exec::rows_text(
+                    &core.conn,
+                    PENDING_MESSAGES,
+                    &[Arg::Val(&wire), Arg::Js(now_ms)],
+                    &MESSAGE,
+                )
+            })
         })
     }
 
