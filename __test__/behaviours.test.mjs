@@ -4,6 +4,7 @@
 // by the transaction guard's Rust tests.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import test from 'node:test';
 
@@ -140,15 +141,16 @@ test('9: file: names are plain file names; a NUL in the path is refused', (t) =>
 test('11: an iterator returned twice releases the connection once', (t) => {
   const { store } = open(t);
   const db = store.db;
-  const native = db[Object.getOwnPropertySymbols(db).find((s) => s.description === 'native')];
+  const connection = db[Object.getOwnPropertySymbols(db).find((s) => s.description === 'native')];
+  const { facadeIterReturn } = createRequire(import.meta.url)('../lib/native.cjs');
   const stmt = db.prepare('SELECT 1 AS x UNION ALL SELECT 2');
   const it = stmt.iterate();
   it.next();
   it.return();
   // The internal handle lets a caller end the same iteration again.
   const id = 0;
-  native.facadeIterReturn(id);
-  native.facadeIterReturn(id);
+  facadeIterReturn(connection.handle, id);
+  facadeIterReturn(connection.handle, id);
   assert.equal(db.prepare('SELECT 3 AS x').get().x, 3);
   db.exec('CREATE TABLE t (x)');
   assert.equal(db.prepare('INSERT INTO t VALUES (1)').run().changes, 1);

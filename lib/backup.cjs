@@ -8,6 +8,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { promisify } = require('node:util');
 
+const native = require('./native.cjs');
+
 const fsAccess = promisify(fs.access);
 
 /**
@@ -35,7 +37,7 @@ async function backup(n, filename, options) {
   });
 
   const isNewFile = await fsAccess(filename).then(() => false, () => true);
-  return runBackup(n, n.backupStart(attachedName, filename, isNewFile), handler || null);
+  return runBackup(n, native.backupStart(n.handle, attachedName, filename, isNewFile), handler || null);
 }
 
 /** One step per macrotask: the first copies no page (it reads the page count), then 100 or what the handler returns. */
@@ -46,10 +48,10 @@ function runBackup(n, id, handler) {
   return new Promise((resolve, reject) => {
     setImmediate(function step() {
       try {
-        const [totalPages, remainingPages] = n.backupTransfer(id, rate);
+        const [totalPages, remainingPages] = native.backupTransfer(n.handle, id, rate);
         const progress = { totalPages, remainingPages };
         if (!progress.remainingPages) {
-          n.backupClose(id);
+          native.backupClose(n.handle, id);
           resolve(progress);
           return;
         }
@@ -66,7 +68,7 @@ function runBackup(n, id, handler) {
         }
         setImmediate(step);
       } catch (err) {
-        n.backupClose(id);
+        native.backupClose(n.handle, id);
         reject(err);
       }
     });
@@ -83,7 +85,7 @@ function serialize(n, options) {
   if (typeof attachedName !== 'string') throw new TypeError('Expected the "attached" option to be a string');
   if (!attachedName) throw new TypeError('The "attached" option cannot be an empty string');
 
-  return n.serialize(attachedName);
+  return native.serialize(n.handle, attachedName);
 }
 
 module.exports = { backup, serialize };

@@ -13,14 +13,18 @@ const { RowMode, TxKind, decode, decodeOptional, unpackStatement } = require('./
 
 const { FLAT, PLUCK, EXPAND, RAW } = RowMode;
 const kNative = Symbol('native');
+const kBusy = Symbol('busy');
 const kCreate = Symbol('create');
 const BUSY_STMT = 'This statement is busy executing a query';
+const BUSY_DB = 'This database connection is busy executing a query';
 const NOT_OPEN = 'The database connection is not open';
 
 const notSupported = (what) => new TypeError(`${what} is not supported by triflux-native-store`);
 
 /** Finalizes a Rust statement once nothing in JS can reach it any more. */
-const statementRegistry = new FinalizationRegistry(({ n, id }) => n.facadeFinalize(id));
+// The held value keeps the connection object alive until the callback ran, so its handle
+// cannot have been reused by another connection meanwhile.
+const statementRegistry = new FinalizationRegistry(({ n, id }) => native.facadeFinalize(n.handle, id));
 
 // Statement reuse. `db.prepare(sql)` per call (what hub/store-adapter.mjs does) used to
 // leave one Rust statement per call alive until V8 collected its JS object and then ran
@@ -33,6 +37,9 @@ const statementRegistry = new FinalizationRegistry(({ n, id }) => n.facadeFinali
 // statement of its own. A shared statement is finalized once it is evicted and no
 // Statement refers to it.
 const SHARED_MAX = 256;
+
+/** Where `stmt.run()`'s native call leaves `lastInsertRowid` (read right after it). */
+const lastRowid = new Float64Array(1);
 const sharedByConnection = new WeakMap();
 
 function sharedStatement(n, source) {
@@ -93,8 +100,8 @@ class Statement {
 
   run(...params) {
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const changes = native.facadeRun(this.#h, this.#id, params);
-    return { changes, lastInsertRowid: native.facadeLastInsertRowid(this.#h) };
+    const changes = native.facadeRun(this.#h, this.#id, params, lastRowid);
+    return { changes, lastInsertRowid: lastRowid[0] };
   }
 
   get(...params) {
@@ -115,10 +122,10 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#ownStatement();
-    const n = this.#n;
+    const h = this.#h;
     const id = this.#id;
     const mode = this.#mode;
-    n.facadeIterStart(id, params);
+    native.facadeIterStart(h, id, params);
     this.#locked = true;
     let alive = true;
     const end = () => {
@@ -131,7 +138,7 @@ class Statement {
         if (!alive) return done();
         let text;
         try {
-          text = n.facadeIterNext(id, mode);
+          text = native.facadeIterNext(h, id, mode);
         } catch (error) {
           end();
           throw error;
@@ -144,7 +151,7 @@ class Statement {
       },
       return() {
         if (alive) {
-          n.facadeIterReturn(id);
+          native.facadeIterReturn(h, id);
           end();
         }
         return done();
@@ -159,7 +166,7 @@ class Statement {
     if (this.#bound) throw new TypeError('The bind() method can only be invoked once per statement object');
     if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#ownStatement();
-    this.#n.facadeBind(this.#id, params);
+    native.facadeBind(this.#h, this.#id, params);
     this.#bound = true;
     return this;
   }
@@ -186,7 +193,7 @@ class Statement {
 
   columns() {
     if (!this.#reader) throw new TypeError('The columns() method is only for statements that return data');
-    return decode(this.#n.facadeColumns(this.#id));
+    return decode(native.facadeColumns(this.#h, this.#id));
   }
 
   get busy() {
@@ -210,17 +217,18 @@ const transactionsReady = new WeakSet();
 
 function wrapTransaction(fn, n, mode) {
   const { apply } = Function.prototype;
+  const h = n.handle;
   return function sqliteTransaction() {
-    const nested = n.txBegin(mode);
+    const nested = native.txBegin(h, mode);
     try {
       const result = apply.call(fn, this, arguments);
       if (result && typeof result.then === 'function') {
         throw new TypeError('Transaction function cannot return a promise');
       }
-      n.txCommit(nested);
+      native.txCommit(h, nested);
       return result;
     } catch (ex) {
-      if (n.inTransaction) n.txRollback(nested);
+      if (n.inTransaction) native.txRollback(h, nested);
       throw ex;
     }
   };
@@ -276,10 +284,14 @@ function getBooleanOption(options, key) {
   return value;
 }
 
-/** `store.db`: a Database object on the store's own connection. */
-function createDbFacade(n, name) {
+/**
+ * `store.db`: a Database object on the store's own connection. `busy()` says a store
+ * method is running (closing is refused then).
+ */
+function createDbFacade(n, name, busy) {
   const anonymous = name.trim() === '' || name.trim() === ':memory:';
-  return initDatabase(Object.create(Database.prototype), n, name, anonymous, false);
+  const db = initDatabase(Object.create(Database.prototype), n, name, anonymous, false);
+  return Object.defineProperty(db, kBusy, { value: busy });
 }
 
 Object.assign(Database.prototype, {
@@ -291,7 +303,7 @@ Object.assign(Database.prototype, {
 
   exec(source) {
     if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
-    this[kNative].facadeExec(source);
+    native.facadeExec(this[kNative].handle, source);
     return this;
   },
 
@@ -300,7 +312,7 @@ Object.assign(Database.prototype, {
     if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
     if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
     const simple = getBooleanOption(options, 'simple');
-    const text = this[kNative].facadePragma(`PRAGMA ${source}`, simple);
+    const text = native.facadePragma(this[kNative].handle, `PRAGMA ${source}`, simple);
     return decodeOptional(text);
   },
 
@@ -326,6 +338,7 @@ Object.assign(Database.prototype, {
   },
 
   close() {
+    if (this[kBusy]?.()) throw new TypeError(BUSY_DB);
     this[kNative].close();
     return this;
   },

@@ -14,12 +14,12 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::Connection;
 
+use crate::error::{SResult, StoreError};
+use crate::handles::Handles;
 use crate::js::throw::Throw;
 use crate::sqlite::backup::Backups;
 use crate::sqlite::connection::{self, OpenMode};
-use crate::sqlite::error::{SResult, StoreError};
-use crate::sqlite::statements::StatementTable;
-use crate::sqlite::transaction::{in_transaction, Behavior};
+use crate::sqlite::statements::{StatementCache, StatementTable};
 
 pub struct Core {
     /// Prepared statements handed out to JS through the facade. Declared before
@@ -27,9 +27,9 @@ pub struct Core {
     pub statements: RefCell<StatementTable>,
     /// Backups in progress from this connection; also finished before `conn` closes.
     pub backups: RefCell<Backups>,
+    /// The store's own statements; also finalized before `conn` closes.
+    pub cache: RefCell<StatementCache>,
     pub conn: Connection,
-    /// The path as the caller gave it (returned as `effective.db_path`).
-    pub path: String,
     pub memory: bool,
     pub readonly: bool,
     /// Large-log indexes and row counters; only used by the store (`store::scale`).
@@ -84,25 +84,12 @@ impl SlotState {
 }
 
 thread_local! {
-    static REGISTRY: RefCell<(Vec<Option<Slot>>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
-}
-
-fn register(slot: &Slot) -> u32 {
-    REGISTRY.with(|r| {
-        let mut r = r.borrow_mut();
-        if let Some(h) = r.1.pop() {
-            r.0[h as usize] = Some(slot.clone());
-            h
-        } else {
-            r.0.push(Some(slot.clone()));
-            (r.0.len() - 1) as u32
-        }
-    })
+    static CONNECTIONS: RefCell<Handles<Slot>> = RefCell::new(Handles::default());
 }
 
 /// The slot behind a handle (None once its NativeDb was collected).
-pub fn slot_of(handle: u32) -> Option<Slot> {
-    REGISTRY.with(|r| r.borrow().0.get(handle as usize).and_then(|s| s.clone()))
+fn slot_of(handle: u32) -> Option<Slot> {
+    CONNECTIONS.with(|c| c.borrow().get(handle).cloned())
 }
 
 #[napi]
@@ -114,13 +101,9 @@ pub struct NativeDb {
 
 impl Drop for NativeDb {
     fn drop(&mut self) {
-        let h = self.handle;
-        REGISTRY.with(|r| {
-            if let Ok(mut r) = r.try_borrow_mut() {
-                if let Some(s) = r.0.get_mut(h as usize) {
-                    *s = None;
-                    r.1.push(h);
-                }
+        CONNECTIONS.with(|c| {
+            if let Ok(mut c) = c.try_borrow_mut() {
+                c.remove(self.handle);
             }
         });
     }
@@ -154,8 +137,8 @@ impl NativeDb {
                 let core = Core {
                     statements: RefCell::default(),
                     backups: RefCell::default(),
+                    cache: RefCell::default(),
                     conn,
-                    path: path.clone(),
                     memory,
                     readonly: mode.readonly,
                     scale: Default::default(),
@@ -164,7 +147,7 @@ impl NativeDb {
                     core: RefCell::new(Some(Rc::new(core))),
                     active: Cell::new(0),
                 });
-                let handle = register(&inner);
+                let handle = CONNECTIONS.with(|c| c.borrow_mut().insert(inner.clone()));
                 Ok(NativeDb { path, inner, handle })
             }
             Err(e) => Err(e.throw(env.raw())),
@@ -227,21 +210,22 @@ impl NativeDb {
         let Core {
             statements,
             backups,
+            cache,
             conn,
-            path,
             memory,
             readonly,
             scale,
         } = core;
         statements.borrow_mut().clear();
         backups.borrow_mut().clear();
+        cache.borrow_mut().clear();
         if let Err((conn, e)) = conn.close() {
             // Keep the connection usable rather than leak it half-closed.
             let core = Core {
                 statements,
                 backups,
+                cache,
                 conn,
-                path,
                 memory,
                 readonly,
                 scale,
@@ -257,36 +241,21 @@ fn busy() -> StoreError {
     StoreError::type_error("This database connection is busy executing a query")
 }
 
-impl NativeDb {
-    /// The path as the caller gave it.
-    pub fn db_path(&self) -> &str {
-        &self.path
-    }
-
-    /// The open connection, if any (for the facade's finalizer, which must not throw).
-    pub fn core(&self) -> Option<Rc<Core>> {
-        self.inner.core()
-    }
-
-    /// Runs `f` on the open connection, turning every failure into a thrown JS error.
-    pub fn with<T>(&self, env: &Env, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
-        with_slot(&self.inner, env, f)
-    }
-
-    /// [`NativeDb::with`] for methods that the original ran as several autocommit
-    /// statements (a read, a write, a re-read): here they run in one IMMEDIATE
-    /// transaction (a savepoint inside an open one). That is one round of file locking
-    /// instead of one per statement, and no other writer can slip in between; the result
-    /// is the one the original gives when nothing interleaves.
-    pub fn with_atomic<T>(&self, env: &Env, f: impl FnOnce(&Connection) -> SResult<T>) -> Result<T> {
-        with_slot(&self.inner, env, |core| {
-            in_transaction(&core.conn, Behavior::Immediate, || f(&core.conn))
-        })
+/// Runs `f` on the connection behind `handle`, turning every failure into a thrown JS
+/// error: the one way from a native function to a connection.
+pub fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
+    match slot_of(handle) {
+        Some(slot) => with_slot(&slot, env, f),
+        None => Err(StoreError::not_open().throw(env.raw())),
     }
 }
 
-/// [`NativeDb::with`] for a slot found by handle.
-pub fn with_slot<T>(slot: &SlotState, env: &Env, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
+/// The open connection behind `handle`, if any, for work that must not throw (finalizers).
+pub fn core_of(handle: u32) -> Option<Rc<Core>> {
+    slot_of(handle)?.core()
+}
+
+fn with_slot<T>(slot: &SlotState, env: &Env, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
     let Some(core) = slot.core() else {
         return Err(StoreError::not_open().throw(env.raw()));
     };

@@ -4,47 +4,44 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::native_db::NativeDb;
+use crate::native_db::{core_of, with_handle};
 use crate::sqlite::backup;
 
 use super::no_iterators;
 
+/// Starts a backup of schema `attached` into the file `dest`; returns its id.
+/// `unlink`: `dest` is new, remove it unless the backup completes.
 #[napi]
-impl NativeDb {
-    /// Starts a backup of schema `attached` into the file `dest`; returns its id.
-    /// `unlink`: `dest` is new, remove it unless the backup completes.
-    #[napi]
-    pub fn backup_start(&self, env: Env, attached: String, dest: String, unlink: bool) -> Result<u32> {
-        self.with(&env, |core| {
-            core.backups.borrow_mut().start(&core.conn, &attached, &dest, unlink)
-        })
-    }
+pub fn backup_start(env: Env, db: u32, attached: String, dest: String, unlink: bool) -> Result<u32> {
+    with_handle(&env, db, |core| {
+        core.backups.borrow_mut().start(&core.conn, &attached, &dest, unlink)
+    })
+}
 
-    /// One `sqlite3_backup_step(pages)`; returns [totalPages, remainingPages].
-    #[napi]
-    pub fn backup_transfer(&self, env: Env, id: u32, pages: i32) -> Result<Vec<i32>> {
-        self.with(&env, |core| {
-            let (total, remaining) = core.backups.borrow_mut().step(id, pages)?;
-            Ok(vec![total, remaining])
-        })
-    }
+/// One `sqlite3_backup_step(pages)`; returns [totalPages, remainingPages].
+#[napi]
+pub fn backup_transfer(env: Env, db: u32, id: u32, pages: i32) -> Result<Vec<i32>> {
+    with_handle(&env, db, |core| {
+        let (total, remaining) = core.backups.borrow_mut().step(id, pages)?;
+        Ok(vec![total, remaining])
+    })
+}
 
-    /// Ends a backup; a no-op once the connection is closed (closing ended it).
-    #[napi]
-    pub fn backup_close(&self, id: u32) {
-        if let Some(core) = self.core() {
-            if let Ok(mut backups) = core.backups.try_borrow_mut() {
-                backups.close(id);
-            }
+/// Ends a backup; a no-op once the connection is closed (closing ended it).
+#[napi]
+pub fn backup_close(db: u32, id: u32) {
+    if let Some(core) = core_of(db) {
+        if let Ok(mut backups) = core.backups.try_borrow_mut() {
+            backups.close(id);
         }
     }
+}
 
-    /// `db.serialize({ attached })`: the schema's bytes as a Buffer.
-    #[napi]
-    pub fn serialize(&self, env: Env, attached: String) -> Result<Buffer> {
-        self.with(&env, |core| {
-            no_iterators(core)?;
-            Ok(backup::serialize(&core.conn, &attached)?.into())
-        })
-    }
+/// `db.serialize({ attached })`: the schema's bytes as a Buffer.
+#[napi]
+pub fn serialize(env: Env, db: u32, attached: String) -> Result<Buffer> {
+    with_handle(&env, db, |core| {
+        no_iterators(core)?;
+        Ok(backup::serialize(&core.conn, &attached)?.into())
+    })
 }

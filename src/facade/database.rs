@@ -9,7 +9,7 @@ use rusqlite::ffi;
 use crate::js::json_out::JsonOut;
 use crate::js::protocol::{RowMode, TxKind};
 use crate::js::value::JsVal;
-use crate::native_db::NativeDb;
+use crate::native_db::with_handle;
 use crate::sqlite::raw;
 use crate::sqlite::transaction::{Behavior, Level, Tx};
 
@@ -33,70 +33,67 @@ fn level(savepoint: bool) -> Level {
     }
 }
 
+/// `db.exec(source)`.
 #[napi]
-impl NativeDb {
-    /// `db.exec(source)`.
-    #[napi]
-    pub fn facade_exec(&self, env: Env, source: JsVal) -> Result<()> {
-        self.with(&env, |core| exec_script(core, &source))
-    }
+pub fn facade_exec(env: Env, db: u32, source: JsVal) -> Result<()> {
+    with_handle(&env, db, |core| exec_script(core, &source))
+}
 
-    /// `db.pragma(source, { simple })`: JSON of `pluck().get()` ("" = undefined) or `all()`.
-    #[napi]
-    pub fn facade_pragma(&self, env: Env, source: JsVal, simple: bool) -> Result<String> {
-        self.with(&env, |core| {
-            let (mut stmt, _) = prepare_one(core, &source, true)?;
-            if !simple {
-                return all_rows_json(&core.conn, &mut stmt, RowMode::Flat);
+/// `db.pragma(source, { simple })`: JSON of `pluck().get()` ("" = undefined) or `all()`.
+#[napi]
+pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool) -> Result<String> {
+    with_handle(&env, db, |core| {
+        let (mut stmt, _) = prepare_one(core, &source, true)?;
+        if !simple {
+            return all_rows_json(&core.conn, &mut stmt, RowMode::Flat);
+        }
+        match stmt.step() {
+            ffi::SQLITE_ROW => {
+                let mut out = JsonOut::new();
+                write_row(&mut out, &stmt, RowMode::Pluck);
+                Ok(out.finish())
             }
-            match stmt.step() {
-                ffi::SQLITE_ROW => {
-                    let mut out = JsonOut::new();
-                    write_row(&mut out, &stmt, RowMode::Pluck);
-                    Ok(out.finish())
-                }
-                ffi::SQLITE_DONE => Ok(String::new()),
-                _ => {
-                    stmt.reset();
-                    Err(raw::last_error(&core.conn))
-                }
+            ffi::SQLITE_DONE => Ok(String::new()),
+            _ => {
+                stmt.reset();
+                Err(raw::last_error(&core.conn))
             }
-        })
-    }
+        }
+    })
+}
 
-    /// Opens a transaction for `db.transaction(fn)`, or a savepoint when one is already
-    /// open. Returns whether it was a savepoint (handed back to commit/rollback).
-    #[napi]
-    pub fn tx_begin(&self, env: Env, mode: u32) -> Result<bool> {
-        self.with(&env, |core| {
-            no_iterators(core)?;
-            let tx = Tx::begin(&core.conn, behavior(mode))?;
-            Ok(tx.detach() == Level::Savepoint)
-        })
-    }
+/// Opens a transaction for `db.transaction(fn)`, or a savepoint when one is already
+/// open. Returns whether it was a savepoint (handed back to commit/rollback).
+#[napi]
+pub fn tx_begin(env: Env, db: u32, mode: u32) -> Result<bool> {
+    with_handle(&env, db, |core| {
+        no_iterators(core)?;
+        let tx = Tx::begin(&core.conn, behavior(mode))?;
+        Ok(tx.detach() == Level::Savepoint)
+    })
+}
 
-    /// Commits (or releases the savepoint of) a `db.transaction(fn)` call.
-    #[napi]
-    pub fn tx_commit(&self, env: Env, savepoint: bool) -> Result<()> {
-        self.with(&env, |core| {
-            no_iterators(core)?;
-            Tx::resume(&core.conn, level(savepoint)).commit_or_detach()?;
-            if !savepoint {
-                crate::store::scale::after_commit(core);
-            }
-            Ok(())
-        })
-    }
+/// Commits (or releases the savepoint of) a `db.transaction(fn)` call.
+#[napi]
+pub fn tx_commit(env: Env, db: u32, savepoint: bool) -> Result<()> {
+    with_handle(&env, db, |core| {
+        no_iterators(core)?;
+        Tx::resume(&core.conn, level(savepoint)).commit_or_detach()?;
+        if !savepoint {
+            crate::store::scale::after_commit(core);
+        }
+        Ok(())
+    })
+}
 
-    /// Undoes a `db.transaction(fn)` call after a throw, if SQLite still has it open.
-    #[napi]
-    pub fn tx_rollback(&self, env: Env, savepoint: bool) -> Result<()> {
-        self.with(&env, |core| {
-            if core.conn.is_autocommit() {
-                return Ok(());
-            }
-            no_iterators(core)?;
-            Tx::resume(&core.conn, level(savepoint)).rollback()
-        })
-    }
+/// Undoes a `db.transaction(fn)` call after a throw, if SQLite still has it open.
+#[napi]
+pub fn tx_rollback(env: Env, db: u32, savepoint: bool) -> Result<()> {
+    with_handle(&env, db, |core| {
+        if core.conn.is_autocommit() {
+            return Ok(());
+        }
+        no_iterators(core)?;
+        Tx::resume(&core.conn, level(savepoint)).rollback()
+    })
 }

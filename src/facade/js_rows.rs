@@ -1,8 +1,8 @@
 //! Rows and values of facade statements as JS values built directly (`get()`), the
 //! way better-sqlite3's `Data::GetValueJS` / `GetRowJS` build them.
 
+use crate::error::SResult;
 use crate::js::napi::{Napi, Raw};
-use crate::sqlite::error::SResult;
 use rusqlite::types::ValueRef;
 
 use crate::sqlite::raw::RawStmt;

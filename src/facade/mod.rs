@@ -19,13 +19,8 @@ mod statement;
 
 use std::cell::RefMut;
 
-use napi::bindgen_prelude::*;
-
-use crate::js::bind::Arg;
-use crate::js::throw::Throw;
-use crate::js::value::JsVal;
-use crate::native_db::{slot_of, with_slot, Core};
-use crate::sqlite::error::{SResult, StoreError};
+use crate::error::{SResult, StoreError};
+use crate::native_db::Core;
 use crate::sqlite::statements::StatementTable;
 
 use crate::js::protocol::RowMode;
@@ -41,28 +36,10 @@ fn no_iterators(core: &Core) -> SResult<()> {
     Ok(())
 }
 
-/// Reads the JS argument list (an array built by the glue's rest parameter).
-fn read_args(params: &JsVal) -> SResult<Vec<Arg<'static>>> {
-    let len = params.array_len()?;
-    let mut out = Vec::with_capacity(len as usize);
-    for i in 0..len {
-        out.push(Arg::Js(params.element(i)?));
-    }
-    Ok(out)
-}
-
 /// The statement table, unless an outer facade call is using it (a caller's getter
 /// re-entering during binding): then the connection is busy, as in better-sqlite3.
 fn statements(core: &Core) -> SResult<RefMut<'_, StatementTable>> {
     core.statements
         .try_borrow_mut()
         .map_err(|_| StoreError::type_error(BUSY))
-}
-
-/// Runs `f` on the connection behind `handle` (see `native_db::Slot`).
-fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
-    match slot_of(handle) {
-        Some(slot) => with_slot(&slot, env, f),
-        None => Err(StoreError::not_open().throw(env.raw())),
-    }
 }

@@ -1,9 +1,9 @@
 //! SQL text to statements, as better-sqlite3 does it: `prepare` takes exactly one
 //! statement (comments and whitespace may follow), `exec` runs a whole script.
 
+use crate::error::{SResult, StoreError};
 use crate::js::value::JsVal;
 use crate::native_db::Core;
-use crate::sqlite::error::{SResult, StoreError};
 use crate::sqlite::raw::{self, RawStmt};
 
 use super::no_iterators;

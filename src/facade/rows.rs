@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use rusqlite::ffi;
 
+use crate::error::SResult;
 use crate::js::json_out::{escape_into, JsonOut};
-use crate::sqlite::error::SResult;
 use crate::sqlite::raw::{self, ColumnMeta, RawStmt};
 use rusqlite::Connection;
 

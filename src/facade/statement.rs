@@ -5,50 +5,27 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::ffi;
-use rusqlite::types::ValueRef;
 
-use crate::js::bind::{bind_args_with, ParamInfo, TOO_BIG, TOO_MANY};
+use crate::error::{SResult, StoreError};
+use crate::js::bind::{args_of, bind_args_with, bind_raw};
 use crate::js::create::Made;
 use crate::js::json_out::JsonOut;
 use crate::js::napi::Napi;
 use crate::js::protocol::pack_statement;
 use crate::js::value::JsVal;
-use crate::native_db::{Core, NativeDb};
-use crate::sqlite::error::{SResult, StoreError};
-use crate::sqlite::raw::{self, RawStmt};
+use crate::native_db::{core_of, with_handle, Core};
+use crate::sqlite::raw;
 use crate::sqlite::statements::HeldStmt;
 
 use super::js_rows::{row_js, value_js};
 use super::prepare::prepare_one;
 use super::rows::{all_rows_json, columns_json, write_row};
-use super::{no_iterators, read_args, statements, with_handle, RowMode};
-
-impl ParamInfo for RawStmt {
-    fn parameter_count(&self) -> usize {
-        RawStmt::parameter_count(self)
-    }
-    fn parameter_name(&self, index: usize) -> Option<&str> {
-        RawStmt::parameter_name(self, index)
-    }
-}
+use super::{no_iterators, statements, RowMode};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
 fn bind_params(held: &mut HeldStmt, params: &JsVal) -> SResult<()> {
-    let args = read_args(params)?;
-    let values = bind_args_with(&held.stmt, &args)?;
-    for (index, v) in &values {
-        let rc = held.stmt.bind(*index, ValueRef::from(v));
-        if rc != ffi::SQLITE_OK {
-            held.stmt.clear_bindings();
-            return Err(match rc {
-                ffi::SQLITE_TOOBIG => StoreError::range_error(TOO_BIG),
-                ffi::SQLITE_RANGE => StoreError::range_error(TOO_MANY),
-                ffi::SQLITE_NOMEM => StoreError::error("Out of memory"),
-                _ => StoreError::error("An unexpected error occured while trying to bind parameters"),
-            });
-        }
-    }
-    Ok(())
+    let values = bind_args_with(&held.stmt, &args_of(params)?)?;
+    bind_raw(&mut held.stmt, &values)
 }
 
 /// `STATEMENT_START_LOGIC`'s binding part: bind the call's arguments unless `bind()` was used.
@@ -80,17 +57,15 @@ pub fn facade_prepare(env: Env, db: u32, source: JsVal) -> Result<f64> {
     })
 }
 
-/// `stmt.run(...params)` on connection `db`: returns `changes` (the glue then reads
-/// `lastInsertRowid` with [`facade_last_insert_rowid`]).
+/// `stmt.run(...params)` on connection `db`: returns `changes`, and writes
+/// `lastInsertRowid` into `last_rowid[0]` (a Float64Array): one call, no object built here.
 #[napi]
-pub fn facade_run(env: Env, db: u32, id: u32, params: JsVal) -> Result<u32> {
-    with_handle(&env, db, |core| run_stmt(core, id, &params))
-}
-
-/// The connection's last inserted rowid, read right after `facade_run`.
-#[napi]
-pub fn facade_last_insert_rowid(env: Env, db: u32) -> Result<f64> {
-    with_handle(&env, db, |core| Ok(raw::last_insert_rowid(&core.conn) as f64))
+pub fn facade_run(env: Env, db: u32, id: u32, params: JsVal, last_rowid: JsVal) -> Result<u32> {
+    with_handle(&env, db, |core| {
+        let changes = run_stmt(core, id, &params)?;
+        Napi::new(env.raw()).set_float64(last_rowid.raw(), 0, raw::last_insert_rowid(&core.conn) as f64)?;
+        Ok(changes)
+    })
 }
 
 fn run_stmt(core: &Core, id: u32, params: &JsVal) -> SResult<u32> {
@@ -167,80 +142,77 @@ pub fn facade_all(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Resul
     })
 }
 
+/// Finalizes a statement whose JS object was collected (no-op once closed or while
+/// a call is running: the statement then lives until close).
 #[napi]
-impl NativeDb {
-    /// Finalizes a statement whose JS object was collected (no-op once closed or while
-    /// a call is running: the statement then lives until close).
-    #[napi]
-    pub fn facade_finalize(&self, id: u32) {
-        if let Some(core) = self.core() {
-            if let Ok(mut table) = core.statements.try_borrow_mut() {
-                table.remove(id);
-            }
+pub fn facade_finalize(db: u32, id: u32) {
+    if let Some(core) = core_of(db) {
+        if let Ok(mut table) = core.statements.try_borrow_mut() {
+            table.remove(id);
         }
     }
+}
 
-    /// `stmt.bind(...params)`: permanent bindings.
-    #[napi]
-    pub fn facade_bind(&self, env: Env, id: u32, params: JsVal) -> Result<()> {
-        self.with(&env, |core| {
-            let mut table = statements(core)?;
-            let held = table.get(id)?;
-            bind_params(held, &params)?;
-            held.bound = true;
-            Ok(())
-        })
-    }
+/// `stmt.bind(...params)`: permanent bindings.
+#[napi]
+pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
+    with_handle(&env, db, |core| {
+        let mut table = statements(core)?;
+        let held = table.get(id)?;
+        bind_params(held, &params)?;
+        held.bound = true;
+        Ok(())
+    })
+}
 
-    /// Starts `stmt.iterate(...params)`: binds and counts an open iterator.
-    #[napi]
-    pub fn facade_iter_start(&self, env: Env, id: u32, params: JsVal) -> Result<()> {
-        self.with(&env, |core| {
-            let mut table = statements(core)?;
-            start(table.get(id)?, &params)?;
-            table.begin_iteration(id)
-        })
-    }
+/// Starts `stmt.iterate(...params)`: binds and counts an open iterator.
+#[napi]
+pub fn facade_iter_start(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
+    with_handle(&env, db, |core| {
+        let mut table = statements(core)?;
+        start(table.get(id)?, &params)?;
+        table.begin_iteration(id)
+    })
+}
 
-    /// The next row as JSON, or "" at the end (the iterator is then closed).
-    #[napi]
-    pub fn facade_iter_next(&self, env: Env, id: u32, mode: u32) -> Result<String> {
-        self.with(&env, |core| {
-            let mut table = statements(core)?;
-            let held = table.get(id)?;
-            let status = held.stmt.step();
-            if status == ffi::SQLITE_ROW {
-                let mut out = JsonOut::new();
-                write_row(&mut out, &held.stmt, RowMode::from_wire(mode));
-                return Ok(out.finish());
-            }
-            held.stmt.reset();
-            finish(held);
-            table.end_iteration(id);
-            if status == ffi::SQLITE_DONE {
-                Ok(String::new())
-            } else {
-                Err(raw::last_error(&core.conn))
-            }
-        })
-    }
+/// The next row as JSON, or "" at the end (the iterator is then closed).
+#[napi]
+pub fn facade_iter_next(env: Env, db: u32, id: u32, mode: u32) -> Result<String> {
+    with_handle(&env, db, |core| {
+        let mut table = statements(core)?;
+        let held = table.get(id)?;
+        let status = held.stmt.step();
+        if status == ffi::SQLITE_ROW {
+            let mut out = JsonOut::new();
+            write_row(&mut out, &held.stmt, RowMode::from_wire(mode));
+            return Ok(out.finish());
+        }
+        held.stmt.reset();
+        finish(held);
+        table.end_iteration(id);
+        if status == ffi::SQLITE_DONE {
+            Ok(String::new())
+        } else {
+            Err(raw::last_error(&core.conn))
+        }
+    })
+}
 
-    /// Closes an iterator early (`return()` / `break`); a second call changes nothing.
-    #[napi]
-    pub fn facade_iter_return(&self, env: Env, id: u32) -> Result<()> {
-        self.with(&env, |core| {
-            let mut table = statements(core)?;
-            let held = table.get(id)?;
-            held.stmt.reset();
-            finish(held);
-            table.end_iteration(id);
-            Ok(())
-        })
-    }
+/// Closes an iterator early (`return()` / `break`); a second call changes nothing.
+#[napi]
+pub fn facade_iter_return(env: Env, db: u32, id: u32) -> Result<()> {
+    with_handle(&env, db, |core| {
+        let mut table = statements(core)?;
+        let held = table.get(id)?;
+        held.stmt.reset();
+        finish(held);
+        table.end_iteration(id);
+        Ok(())
+    })
+}
 
-    /// `stmt.columns()` as JSON.
-    #[napi]
-    pub fn facade_columns(&self, env: Env, id: u32) -> Result<String> {
-        self.with(&env, |core| Ok(columns_json(&statements(core)?.get(id)?.stmt)))
-    }
+/// `stmt.columns()` as JSON.
+#[napi]
+pub fn facade_columns(env: Env, db: u32, id: u32) -> Result<String> {
+    with_handle(&env, db, |core| Ok(columns_json(&statements(core)?.get(id)?.stmt)))
 }

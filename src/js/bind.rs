@@ -2,11 +2,13 @@
 //! numbers bind as REAL, strings as TEXT (WTF-8), BigInt as INTEGER, buffers as BLOB,
 //! null/undefined as NULL, and anything else throws.
 
+use rusqlite::ffi;
 use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Statement, ToSql};
+use rusqlite::ToSql;
 
+use crate::error::{SResult, StoreError};
 use crate::js::value::JsVal;
-use crate::sqlite::error::{SResult, StoreError};
+use crate::sqlite::raw::RawStmt;
 
 /// A value ready to bind, owned so that JS reads happen before SQLite runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,28 +82,12 @@ pub fn bound_from_js(v: &JsVal) -> SResult<Bound> {
     Err(StoreError::type_error(CANNOT_BIND))
 }
 
-/// Binds `values` to the statement's parameters 1..=n in order (the store's own
-/// statements, whose parameters are all given by the store).
-pub fn bind_all(stmt: &mut Statement<'_>, values: &[Bound]) -> SResult<()> {
-    for (i, v) in values.iter().enumerate() {
-        stmt.raw_bind_parameter(i + 1, v)?;
-    }
-    Ok(())
-}
-
 /// One argument of a `stmt.run(...args)` call: a caller's JS value (spread or taken
 /// as named parameters by the rules below) or a value the store computed.
 #[derive(Clone, Copy)]
 pub enum Arg<'a> {
     Js(JsVal),
     Val(&'a Bound),
-}
-
-/// Positional/named argument binding as better-sqlite3's `Binder::Bind` does it for
-/// `stmt.run(...args)`: arrays are spread, one plain object supplies named parameters,
-/// and the count must match. Returns the values to bind by parameter index (1-based).
-pub fn bind_args(stmt: &Statement<'_>, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
-    bind_args_with(&RusqliteParams(stmt), args)
 }
 
 /// What [`bind_args_with`] needs to know about a prepared statement's parameters
@@ -125,26 +111,28 @@ impl ParamInfo for Anonymous {
     }
 }
 
-struct RusqliteParams<'a, 'c>(&'a Statement<'c>);
-
-impl ParamInfo for RusqliteParams<'_, '_> {
+impl ParamInfo for RawStmt {
     fn parameter_count(&self) -> usize {
-        self.0.parameter_count()
+        RawStmt::parameter_count(self)
     }
     fn parameter_name(&self, index: usize) -> Option<&str> {
-        self.0.parameter_name(index)
+        RawStmt::parameter_name(self, index)
     }
 }
 
 /// [`bind_args`] for any statement that can describe its parameters.
 pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
     let param_count = stmt.parameter_count();
-    let named: Vec<(usize, String)> = (1..=param_count)
-        .filter_map(|i| {
-            stmt.parameter_name(i)
-                .map(|n| (i, n.get(1..).unwrap_or_default().to_string()))
-        })
-        .collect();
+    // Named parameters (without their prefix), looked up only when a plain object is bound.
+    let named = || -> Vec<(usize, String)> {
+        (1..=param_count)
+            .filter_map(|i| {
+                stmt.parameter_name(i)
+                    .map(|n| (i, n.get(1..).unwrap_or_default().to_string()))
+            })
+            .collect()
+    };
+    let has_named = || (1..=param_count).any(|i| stmt.parameter_name(i).is_some());
     let mut anon_index = 0usize;
     let mut next_anon = |stmt: &P| {
         anon_index += 1;
@@ -190,17 +178,17 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
                     ));
                 }
                 bound_object = true;
-                for (index, name) in &named {
+                for (index, name) in named() {
                     let key = std::ffi::CString::new(name.as_str()).unwrap_or_default();
                     if !arg.has_own(&key)? {
                         return Err(StoreError::range_error(format!("Missing named parameter \"{name}\"")));
                     }
                     let value = bound_from_js(&arg.get(&key)?)?;
-                    place(&mut out, *index, value)?;
+                    place(&mut out, index, value)?;
                     count += 1;
                 }
                 continue;
-            } else if !named.is_empty() {
+            } else if has_named() {
                 return Err(StoreError::type_error(
                     "Named parameters can only be passed within plain objects",
                 ));
@@ -213,7 +201,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
     }
     if count != param_count {
         if count < param_count {
-            if !bound_object && !named.is_empty() {
+            if !bound_object && has_named() {
                 return Err(StoreError::type_error("Missing named parameters"));
             }
             return Err(StoreError::range_error(TOO_FEW));
@@ -223,11 +211,30 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
     Ok(out)
 }
 
-/// Applies the result of [`bind_args`].
-pub fn apply(stmt: &mut Statement<'_>, values: &[(usize, Bound)]) -> SResult<()> {
-    stmt.clear_bindings();
+/// Binds computed values onto a raw statement, with better-sqlite3's errors where SQLite
+/// refuses one (the bindings are cleared then).
+pub fn bind_raw(stmt: &mut RawStmt, values: &[(usize, Bound)]) -> SResult<()> {
     for (index, v) in values {
-        stmt.raw_bind_parameter(*index, v)?;
+        let rc = stmt.bind(*index, ValueRef::from(v));
+        if rc != ffi::SQLITE_OK {
+            stmt.clear_bindings();
+            return Err(match rc {
+                ffi::SQLITE_TOOBIG => StoreError::range_error(TOO_BIG),
+                ffi::SQLITE_RANGE => StoreError::range_error(TOO_MANY),
+                ffi::SQLITE_NOMEM => StoreError::error("Out of memory"),
+                _ => StoreError::error("An unexpected error occured while trying to bind parameters"),
+            });
+        }
     }
     Ok(())
+}
+
+/// The arguments of a JS call, as the glue's rest parameter gathered them in an array.
+pub fn args_of(params: &JsVal) -> SResult<Vec<Arg<'static>>> {
+    let len = params.array_len()?;
+    let mut out = Vec::with_capacity(len as usize);
+    for i in 0..len {
+        out.push(Arg::Js(params.element(i)?));
+    }
+    Ok(out)
 }

@@ -6,7 +6,6 @@
 //! prefixed with `\u{1}`; the glue then parses it with a reviver.
 
 use rusqlite::types::ValueRef;
-use rusqlite::Row;
 
 use super::json_in::is_valid_json;
 use super::protocol::{MARKER_KEY, WITH_MARKERS};
@@ -41,28 +40,12 @@ impl JsonOut {
         }
     }
 
-    /// Splices another document written by a JsonOut (its reviver prefix, if any,
-    /// moves to this document).
-    pub fn piece(&mut self, s: &str) {
-        match s.strip_prefix(WITH_MARKERS) {
-            Some(rest) => {
-                self.needs_reviver = true;
-                self.buf.push_str(rest);
-            }
-            None => self.buf.push_str(s),
-        }
-    }
-
     pub fn raw(&mut self, s: &str) {
         self.buf.push_str(s);
     }
 
     pub fn null(&mut self) {
         self.buf.push_str("null");
-    }
-
-    pub fn bool(&mut self, b: bool) {
-        self.buf.push_str(if b { "true" } else { "false" });
     }
 
     pub fn int(&mut self, v: i64) {
@@ -197,95 +180,26 @@ pub fn escape_into(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// How a table's rows are shaped for the caller (the original's `parse*Row` helpers).
-pub struct RowShape {
-    /// (stored column, output key, fallback JSON), appended in this order after the
-    /// other columns.
-    pub json: &'static [(&'static str, &'static str, &'static str)],
-    /// parseReflexionRow: `type: rest.type || "reflexion"`.
-    pub reflexion_type: bool,
+/// Writes a JSON array item by item: `open`, `item` before each element, `close`.
+pub struct JsonArray {
+    first: bool,
 }
 
-pub const RAW: RowShape = RowShape {
-    json: &[],
-    reflexion_type: false,
-};
-pub const AGENT: RowShape = RowShape {
-    json: &[
-        ("capabilities_json", "capabilities", "[]"),
-        ("topics_json", "topics", "[]"),
-        ("metadata_json", "metadata", "{}"),
-    ],
-    reflexion_type: false,
-};
-pub const MESSAGE: RowShape = RowShape {
-    json: &[("payload_json", "payload", "{}")],
-    reflexion_type: false,
-};
-pub const HUMAN_REQUEST: RowShape = RowShape {
-    json: &[("schema_json", "schema", "{}"), ("response_json", "response", "null")],
-    reflexion_type: false,
-};
-pub const ASSIGN: RowShape = RowShape {
-    json: &[
-        ("payload_json", "payload", "{}"),
-        ("result_json", "result", "null"),
-        ("error_json", "error", "null"),
-    ],
-    reflexion_type: false,
-};
-pub const REFLEXION: RowShape = RowShape {
-    json: &[
-        ("context_json", "context", "{}"),
-        ("adaptive_state_json", "adaptive_state", "{}"),
-    ],
-    reflexion_type: true,
-};
-pub const CANDIDATE: RowShape = RowShape {
-    json: &[("transport_locators_json", "transport_locators", "[]")],
-    reflexion_type: false,
-};
-
-/// Writes one row as a JSON object shaped by `shape`.
-pub fn write_row(out: &mut JsonOut, row: &Row<'_>, shape: &RowShape) -> rusqlite::Result<()> {
-    let stmt = row.as_ref();
-    let n = stmt.column_count();
-    let mut json_at: [Option<usize>; 4] = [None; 4];
-    let mut first = true;
-    out.buf.push('{');
-    for i in 0..n {
-        let name = stmt.column_name(i)?;
-        if let Some(slot) = shape.json.iter().position(|(col, _, _)| *col == name) {
-            json_at[slot] = Some(i);
-            continue;
-        }
-        out.key(&mut first, name);
-        let v = row.get_ref(i)?;
-        if shape.reflexion_type && name == "type" && !value_truthy(v) {
-            out.str("reflexion");
-        } else {
-            out.value(v);
-        }
+impl JsonArray {
+    pub fn open(out: &mut JsonOut) -> JsonArray {
+        out.buf.push('[');
+        JsonArray { first: true }
     }
-    for (slot, (_, key, fallback)) in shape.json.iter().enumerate() {
-        out.key(&mut first, key);
-        match json_at[slot] {
-            Some(i) => out.parsed_json(row.get_ref(i)?, fallback),
-            None => out.raw(fallback),
-        }
-    }
-    out.buf.push('}');
-    Ok(())
-}
 
-/// JS truthiness of a column value as better-sqlite3 would return it.
-pub fn value_truthy(v: ValueRef<'_>) -> bool {
-    match v {
-        ValueRef::Null => false,
-        ValueRef::Integer(i) => i != 0,
-        ValueRef::Real(f) => !(f == 0.0 || f.is_nan()),
-        ValueRef::Text(t) => !t.is_empty(),
-        ValueRef::Blob(_) => true,
+    pub fn item(&mut self, out: &mut JsonOut) {
+        if !self.first {
+            out.buf.push(',');
+        }
+        self.first = false;
+    }
+
+    pub fn close(self, out: &mut JsonOut) {
+        out.buf.push(']');
     }
 }
 

@@ -1,14 +1,13 @@
-//! JS-value semantics: the one model of JS values, better-sqlite3's binding rules,
-//! JSON in and out, V8 helpers, and throwing errors into JS.
+//! The Node-API boundary: JS values as they arrive (`value`), better-sqlite3's binding
+//! rules (`bind`), rows and results out as JSON text (`json_out`, checked stored JSON with
+//! `json_in`) or as JS values built directly (`create`), errors thrown into JS (`throw`),
+//! the wire protocol with the JS layer (`protocol`), and every raw Node-API call (`napi`).
 
 pub mod bind;
-pub mod calc;
 pub mod create;
 pub mod json_in;
 pub mod json_out;
-pub mod model;
 pub mod napi;
 pub mod protocol;
 pub mod throw;
-pub mod v8;
 pub mod value;

@@ -7,7 +7,7 @@ use std::ffi::CStr;
 
 use napi::sys;
 
-use crate::sqlite::error::{SResult, StoreError};
+use crate::error::{SResult, StoreError};
 
 /// A raw JS value of the current call.
 pub type Raw = sys::napi_value;
@@ -65,10 +65,6 @@ impl Napi {
         out!(0f64, |n| sys::napi_get_value_double(self.0, v, &mut n))
     }
 
-    pub fn boolean(self, v: Raw) -> SResult<bool> {
-        out!(false, |b| sys::napi_get_value_bool(self.0, v, &mut b))
-    }
-
     /// A BigInt as i64 and whether that is exact.
     pub fn bigint_i64(self, v: Raw) -> SResult<(i64, bool)> {
         let mut lossless = false;
@@ -102,17 +98,6 @@ impl Napi {
         Ok(buf)
     }
 
-    /// The number of UTF-16 units of a string.
-    pub fn utf16_len(self, v: Raw) -> SResult<usize> {
-        out!(0usize, |n| sys::napi_get_value_string_utf16(
-            self.0,
-            v,
-            std::ptr::null_mut(),
-            0,
-            &mut n
-        ))
-    }
-
     /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them).
     pub fn utf8(self, v: Raw) -> SResult<Vec<u8>> {
         let len = out!(0usize, |n| sys::napi_get_value_string_utf8(
@@ -132,14 +117,6 @@ impl Napi {
         ))?;
         buf.truncate(written);
         Ok(buf)
-    }
-
-    pub fn coerce_to_number(self, v: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_coerce_to_number(self.0, v, &mut o))
-    }
-
-    pub fn coerce_to_object(self, v: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_coerce_to_object(self.0, v, &mut o))
     }
 
     pub fn is_array(self, v: Raw) -> SResult<bool> {
@@ -176,6 +153,20 @@ impl Napi {
             length,
             data: data as *const u8,
         })
+    }
+
+    /// Writes `value` into element `index` of a Float64Array (a result slot JS reads
+    /// right after the call).
+    pub fn set_float64(self, array: Raw, index: usize, value: f64) -> SResult<()> {
+        let info = self.typedarray_info(array)?;
+        if info.element_type != Some(sys::TypedarrayType::float64_array) || index >= info.length || info.data.is_null()
+        {
+            return Err(StoreError::type_error("Expected a Float64Array result slot"));
+        }
+        // SAFETY: the array holds `length` f64 elements at `data` (checked above), and
+        // nothing else touches it during this synchronous call.
+        unsafe { info.data.cast_mut().cast::<f64>().add(index).write_unaligned(value) };
+        Ok(())
     }
 
     /// A DataView's byte length and data.
@@ -242,12 +233,6 @@ impl Napi {
         ))
     }
 
-    pub fn property(self, obj: Raw, key: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_property(
-            self.0, obj, key, &mut o
-        ))
-    }
-
     pub fn has_own_property(self, obj: Raw, key: Raw) -> SResult<bool> {
         out!(false, |b| sys::napi_has_own_property(self.0, obj, key, &mut b))
     }
@@ -274,18 +259,6 @@ impl Napi {
         out!((), |_u| sys::napi_set_element(self.0, array, index, value))
     }
 
-    /// Own enumerable string keys with numbers as strings (`Object.keys` of any object).
-    pub fn own_enumerable_string_keys(self, obj: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_all_property_names(
-            self.0,
-            obj,
-            sys::KeyCollectionMode::own_only,
-            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-            sys::KeyConversion::numbers_to_strings,
-            &mut o,
-        ))
-    }
-
     // --- creating values ---
 
     pub fn undefined(self) -> SResult<Raw> {
@@ -294,10 +267,6 @@ impl Napi {
 
     pub fn null(self) -> SResult<Raw> {
         out!(std::ptr::null_mut(), |o| sys::napi_get_null(self.0, &mut o))
-    }
-
-    pub fn bool_value(self, b: bool) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_boolean(self.0, b, &mut o))
     }
 
     pub fn number(self, n: f64) -> SResult<Raw> {
@@ -315,15 +284,6 @@ impl Napi {
             self.0,
             ptr,
             bytes.len() as isize,
-            &mut o
-        ))
-    }
-
-    pub fn string_utf16(self, units: &[u16]) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf16(
-            self.0,
-            units.as_ptr(),
-            units.len() as isize,
             &mut o
         ))
     }
@@ -357,17 +317,6 @@ impl Napi {
 
     // --- functions, scripts and references ---
 
-    pub fn call(self, this: Raw, f: Raw, args: &[Raw]) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_call_function(
-            self.0,
-            this,
-            f,
-            args.len(),
-            args.as_ptr(),
-            &mut o
-        ))
-    }
-
     pub fn new_instance(self, ctor: Raw, args: &[Raw]) -> SResult<Raw> {
         out!(std::ptr::null_mut(), |o| sys::napi_new_instance(
             self.0,
@@ -376,10 +325,6 @@ impl Napi {
             args.as_ptr(),
             &mut o
         ))
-    }
-
-    pub fn run_script(self, source: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_run_script(self.0, source, &mut o))
     }
 
     /// A strong reference that keeps `v` alive until [`Napi::delete_reference`].

@@ -4,8 +4,6 @@
 //! - Rows and results travel as JSON text written here and parsed once in JS. A text
 //!   starting with [`WITH_MARKERS`] holds marker objects `{"\u0000tfx": ...}` for values
 //!   JSON cannot carry: NaN (`"NaN"`) and BLOBs (`"blob"`, base64 in `data`).
-//! - updateAssignStatus / retryAssign put one flag before their row:
-//!   [`STATUS_CHANGED`] (listeners fire) or [`STATUS_SAME`].
 //! - An empty string means `undefined` (an iterator's end, a pragma without a row).
 //! - `db.prepare` returns one number, see [`pack_statement`].
 //! - Row modes and transaction kinds are small numbers, see [`RowMode`] and [`TxKind`].
@@ -14,8 +12,6 @@
 pub const WITH_MARKERS: char = '\u{1}';
 /// Key of a marker object.
 pub const MARKER_KEY: &str = "\u{0}tfx";
-pub const STATUS_CHANGED: char = 'C';
-pub const STATUS_SAME: char = 'U';
 
 /// better-sqlite3's row modes (`Data::FLAT/PLUCK/EXPAND/RAW`) as the glue numbers them.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,24 +57,12 @@ pub fn pack_statement(id: u32, returns_data: bool, readonly: bool) -> f64 {
     f64::from(id) * 4.0 + if returns_data { 2.0 } else { 0.0 } + if readonly { 1.0 } else { 0.0 }
 }
 
-/// Puts the status flag before a row text (before its marker prefix too, which the glue
-/// looks for after the flag).
-pub fn flag_row(changed: bool, text: &str) -> String {
-    let flag = if changed { STATUS_CHANGED } else { STATUS_SAME };
-    let mut out = String::with_capacity(text.len() + 1);
-    out.push(flag);
-    out.push_str(text);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn flag_comes_first_and_statement_numbers_unpack() {
-        assert_eq!(flag_row(true, "\u{1}{}"), "C\u{1}{}");
-        assert_eq!(flag_row(false, "{}"), "U{}");
+    fn statement_numbers_pack() {
         assert_eq!(pack_statement(5, true, false), 22.0);
     }
 }

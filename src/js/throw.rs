@@ -11,8 +11,9 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 
+use crate::error::{sqlite_code_name, JsKind, SResult, StoreError};
 use crate::js::napi::{Napi, Raw};
-use crate::sqlite::error::{JsKind, SResult, StoreError};
+use crate::sqlite::raw;
 
 thread_local! {
     static SQLITE_ERROR_CTOR: Cell<sys::napi_ref> = const { Cell::new(std::ptr::null_mut()) };
@@ -27,7 +28,8 @@ pub trait Throw {
 impl Throw for StoreError {
     fn throw(self, env: sys::napi_env) -> napi::Error {
         let message = match &self {
-            StoreError::Sqlite { message, .. } | StoreError::Js { message, .. } => message.clone(),
+            StoreError::Sqlite { code, message } => message.clone().unwrap_or_else(|| raw::errstr(*code)),
+            StoreError::Js { message, .. } => message.clone(),
             StoreError::Pending => String::new(),
         };
         match throw_raw(Napi::new(env), self) {
@@ -61,7 +63,12 @@ fn throw_raw(napi: Napi, err: StoreError) -> SResult<()> {
     }
     let (kind, message, code, sqlite) = match err {
         StoreError::Pending => return Ok(()),
-        StoreError::Sqlite { code, message } => (JsKind::Error, message, Some(code), true),
+        StoreError::Sqlite { code, message } => (
+            JsKind::Error,
+            message.unwrap_or_else(|| raw::errstr(code)),
+            Some(sqlite_code_name(code)),
+            true,
+        ),
         StoreError::Js { kind, message, code } => (kind, message, code, false),
     };
     let msg = napi.string_utf8(message.as_bytes())?;

@@ -9,16 +9,16 @@ use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::sys;
 use napi::ValueType;
 
+use crate::error::{SResult, StoreError};
 use crate::js::napi::{Napi, Raw};
-use crate::sqlite::error::{SResult, StoreError};
 
 #[derive(Clone, Copy)]
 pub struct JsVal {
     napi: Napi,
     raw: Raw,
     ty: sys::napi_valuetype,
-    /// The primitive payload, read (status checked) when the value is wrapped, so that
-    /// type tests, truthiness and numbers need no further Node-API call.
+    /// A number's or BigInt's value, read (status checked) when the value is wrapped, so
+    /// that binding it needs no further Node-API call.
     prim: Prim,
 }
 
@@ -26,8 +26,6 @@ pub struct JsVal {
 enum Prim {
     Other,
     Number(f64),
-    Bool(bool),
-    Str { empty: bool },
     BigInt { value: i64, lossless: bool },
 }
 
@@ -57,10 +55,6 @@ impl JsVal {
         let ty = napi.type_of(raw)?;
         let prim = match ty {
             sys::ValueType::napi_number => Prim::Number(napi.double(raw)?),
-            sys::ValueType::napi_boolean => Prim::Bool(napi.boolean(raw)?),
-            sys::ValueType::napi_string => Prim::Str {
-                empty: napi.utf16_len(raw)? == 0,
-            },
             sys::ValueType::napi_bigint => {
                 let (value, lossless) = napi.bigint_i64(raw)?;
                 Prim::BigInt { value, lossless }
@@ -78,10 +72,6 @@ impl JsVal {
         self.napi.env()
     }
 
-    pub fn napi(&self) -> Napi {
-        self.napi
-    }
-
     pub fn is_undefined(&self) -> bool {
         self.ty == sys::ValueType::napi_undefined
     }
@@ -94,9 +84,6 @@ impl JsVal {
     }
     pub fn is_string(&self) -> bool {
         self.ty == sys::ValueType::napi_string
-    }
-    pub fn is_bigint(&self) -> bool {
-        self.ty == sys::ValueType::napi_bigint
     }
     pub fn is_function(&self) -> bool {
         self.ty == sys::ValueType::napi_function
@@ -113,68 +100,12 @@ impl JsVal {
         }
     }
 
-    pub fn bool_value(&self) -> Option<bool> {
-        match self.prim {
-            Prim::Bool(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// `x === true`
-    pub fn is_true(&self) -> bool {
-        self.bool_value() == Some(true)
-    }
-
-    /// JS ToBoolean.
-    pub fn truthy(&self) -> bool {
-        match (self.ty, self.prim) {
-            (sys::ValueType::napi_undefined | sys::ValueType::napi_null, _) => false,
-            (_, Prim::Bool(v)) => v,
-            (_, Prim::Number(n)) => !(n == 0.0 || n.is_nan()),
-            (_, Prim::Str { empty }) => !empty,
-            // 0n is the only falsy BigInt; a lossy read of a huge value is never 0.
-            (_, Prim::BigInt { value, lossless }) => !(value == 0 && lossless),
-            _ => true,
-        }
-    }
-
     /// A BigInt's value as i64 and whether that is exact; None for other types.
     pub fn bigint_i64(&self) -> Option<(i64, bool)> {
         match self.prim {
             Prim::BigInt { value, lossless } => Some((value, lossless)),
             _ => None,
         }
-    }
-
-    /// `Number(x)` in its ToNumber form (unary plus): V8 coerces, so objects go through
-    /// `valueOf`, and BigInt and Symbol throw V8's own TypeErrors.
-    pub fn to_number(self) -> SResult<f64> {
-        if let Some(n) = self.number() {
-            return Ok(n);
-        }
-        match self.ty {
-            sys::ValueType::napi_undefined => return Ok(f64::NAN),
-            sys::ValueType::napi_null => return Ok(0.0),
-            sys::ValueType::napi_boolean => return Ok(if self.is_true() { 1.0 } else { 0.0 }),
-            sys::ValueType::napi_bigint => {
-                return Err(StoreError::type_error("Cannot convert a BigInt value to a number"))
-            }
-            _ => {}
-        }
-        let n = self.napi.coerce_to_number(self.raw)?;
-        self.napi.double(n)
-    }
-
-    /// `Number(x)`: like ToNumber, except that a BigInt converts to its value. V8's own
-    /// `Number` does the BigInt case, so rounding of huge values is JS's.
-    pub fn number_of(self) -> SResult<f64> {
-        if !self.is_bigint() {
-            return self.to_number();
-        }
-        let global = self.napi.global()?;
-        let number_fn = self.napi.named_property(global, c"Number")?;
-        let out = self.napi.call(global, number_fn, &[self.raw])?;
-        self.napi.double(out)
     }
 
     /// The string's UTF-16 units.
@@ -293,28 +224,13 @@ impl JsVal {
     pub fn element(&self, index: u32) -> SResult<JsVal> {
         JsVal::wrap(self.napi, self.napi.element(self.raw, index)?)
     }
+}
 
-    fn elements(&self) -> SResult<Vec<JsVal>> {
-        (0..self.array_len()?).map(|i| self.element(i)).collect()
-    }
-
-    /// `Object.keys(v)` with ToObject's error for null/undefined (primitives are boxed).
-    pub fn own_keys(v: &JsVal) -> SResult<Vec<JsVal>> {
-        if v.is_nullish() {
-            return Err(StoreError::type_error("Cannot convert undefined or null to object"));
-        }
-        let obj = if v.is_object() || v.is_function() {
-            v.raw
-        } else {
-            v.napi.coerce_to_object(v.raw)?
-        };
-        JsVal::wrap(v.napi, v.napi.own_enumerable_string_keys(obj)?)?.elements()
-    }
-
-    /// `x[key]` for a key given as a JS value.
-    pub fn get_by(&self, key: &JsVal) -> SResult<JsVal> {
-        JsVal::wrap(self.napi, self.napi.property(self.raw, key.raw)?)
-    }
+/// Which elements of an array are present (false for the holes of a sparse array).
+pub fn present_elements(array: &JsVal) -> SResult<Vec<bool>> {
+    (0..array.array_len()?)
+        .map(|i| array.has_own(&std::ffi::CString::new(i.to_string()).unwrap_or_default()))
+        .collect()
 }
 
 /// Bytes per element of the typed arrays Node-API knows; None for any other type.
@@ -389,59 +305,3 @@ mod tests {
         assert_eq!(wtf8_from_utf16(&[0xDC00]), vec![0xED, 0xB0, 0x80]);
     }
 }
-
-/// Decodes WTF-8 (UTF-8 that may hold surrogates as their own 3-byte sequences) into
-/// UTF-16 units; invalid bytes become U+FFFD.
-pub fn utf16_from_wtf8(bytes: &[u8]) -> Vec<u16> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                out.extend(s.encode_utf16());
-                break;
-            }
-            Err(e) => {
-                let (valid, tail) = rest.split_at(e.valid_up_to());
-                out.extend(std::str::from_utf8(valid).unwrap_or_default().encode_utf16());
-                // A surrogate written as ED A0..BF xx: keep it as that unit.
-                if let [0xED, b1 @ 0xA0..=0xBF, b2 @ 0x80..=0xBF, ..] = *tail {
-                    out.push(0xD000 | (u16::from(b1 & 0x3F) << 6) | u16::from(b2 & 0x3F));
-                    rest = &tail[3..];
-                } else {
-                    out.push(0xFFFD);
-                    rest = &tail[e.error_len().unwrap_or(tail.len()).max(1)..];
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Declares the object a native method takes from the glue: the original's destructured
-/// parameters (defaults applied) as named fields, one `JsVal` each. Passing one object
-/// instead of many positional values keeps the glue and Rust from depending on an
-/// argument order written twice. The glue builds a plain object literal, so reading it
-/// runs no caller code.
-macro_rules! js_input {
-    ($(#[$meta:meta])* $name:ident { $($field:ident),+ $(,)? }) => {
-        $(#[$meta])*
-        pub(crate) struct $name {
-            $(pub $field: $crate::js::value::JsVal,)+
-        }
-
-        impl $name {
-            pub fn read(obj: &$crate::js::value::JsVal) -> $crate::sqlite::error::SResult<Self> {
-                Ok(Self {
-                    $($field: obj.get(
-                        match std::ffi::CStr::from_bytes_with_nul(concat!(stringify!($field), "\0").as_bytes()) {
-                            Ok(key) => key,
-                            Err(_) => c"",
-                        },
-                    )?,)+
-                })
-            }
-        }
-    };
-}
-pub(crate) use js_input;

@@ -7,8 +7,9 @@
 use rusqlite::{ffi, Connection};
 
 use super::connection::{self, OpenMode};
-use super::error::{SResult, StoreError};
 use super::raw::{self, RawBackup};
+use crate::error::{SResult, StoreError};
+use crate::handles::Handles;
 
 /// One backup in progress.
 struct Job {
@@ -31,7 +32,7 @@ impl Drop for Job {
 /// The backups of one connection, addressed by id.
 #[derive(Default)]
 pub struct Backups {
-    slots: Vec<Option<Job>>,
+    jobs: Handles<Job>,
 }
 
 impl Backups {
@@ -52,16 +53,7 @@ impl Backups {
             path: dest.to_string(),
             unlink,
         };
-        Ok(match self.slots.iter().position(Option::is_none) {
-            Some(i) => {
-                self.slots[i] = Some(job);
-                i as u32
-            }
-            None => {
-                self.slots.push(Some(job));
-                (self.slots.len() - 1) as u32
-            }
-        })
+        Ok(self.jobs.insert(job))
     }
 
     /// One step of `pages` pages; returns (totalPages, remainingPages). SQLITE_BUSY is
@@ -69,9 +61,8 @@ impl Backups {
     /// code and SQLite's text for it, as better-sqlite3 does.
     pub fn step(&mut self, id: u32, pages: i32) -> SResult<(i32, i32)> {
         let job = self
-            .slots
-            .get_mut(id as usize)
-            .and_then(Option::as_mut)
+            .jobs
+            .get_mut(id)
             .ok_or_else(|| StoreError::type_error("The backup is closed"))?;
         let backup = job
             .backup
@@ -88,14 +79,12 @@ impl Backups {
 
     /// Ends one backup (finishing it; an unfinished new file is removed).
     pub fn close(&mut self, id: u32) {
-        if let Some(slot) = self.slots.get_mut(id as usize) {
-            *slot = None;
-        }
+        self.jobs.remove(id);
     }
 
     /// Ends every backup; called before the connection closes.
     pub fn clear(&mut self) {
-        self.slots.clear();
+        self.jobs.clear();
     }
 }
 

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use rusqlite::{ffi, Connection, OpenFlags};
 
-use super::error::{SResult, StoreError};
 use super::raw;
+use crate::error::{SResult, StoreError};
 
 /// `new Database(path, { readonly, fileMustExist, timeout })`.
 #[derive(Debug, Clone, Copy, Default)]

@@ -1,10 +1,9 @@
 //! SQLite plumbing: the connection, the one transaction guard, the raw C API behind one
-//! safe module, error values, the schema with its open-time migration, and online
+//! safe module, the schema with its open-time migration, and online
 //! backups. No napi.
 
 pub mod backup;
 pub mod connection;
-pub mod error;
 pub mod raw;
 pub mod schema;
 pub mod statements;

@@ -12,7 +12,7 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::error::StoreError;
+use crate::error::StoreError;
 
 /// The connection's raw handle. Valid while the `Connection` lives.
 fn db(conn: &Connection) -> *mut ffi::sqlite3 {
@@ -27,28 +27,6 @@ fn cstr_lossy<'a>(p: *const c_char) -> Option<Cow<'a, str>> {
         // SAFETY: SQLite returns NUL-terminated strings valid until the next call on the
         // same statement; callers copy or use them before that.
         Some(unsafe { CStr::from_ptr(p) }.to_string_lossy())
-    }
-}
-
-/// rusqlite's errors as the store reports them (here because a failure without a message
-/// takes SQLite's own text for its code).
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        match e {
-            rusqlite::Error::SqliteFailure(err, msg) => {
-                let message = msg.unwrap_or_else(|| errstr(err.extended_code));
-                StoreError::sqlite(err.extended_code, message)
-            }
-            rusqlite::Error::SqlInputError { error, msg, .. } => StoreError::sqlite(error.extended_code, msg),
-            rusqlite::Error::InvalidParameterCount(_, _) => {
-                StoreError::range_error("Too many parameter values were provided")
-            }
-            rusqlite::Error::NulError(_) => StoreError::type_error("SQL text must not contain NUL characters"),
-            rusqlite::Error::MultipleStatement => {
-                StoreError::range_error("The supplied SQL string contains more than one statement")
-            }
-            other => StoreError::error(other.to_string()),
-        }
     }
 }
 
@@ -192,11 +170,6 @@ impl RawStmt {
     pub fn readonly(&self) -> bool {
         // SAFETY: as above.
         unsafe { ffi::sqlite3_stmt_readonly(self.handle) != 0 }
-    }
-
-    pub fn busy(&self) -> bool {
-        // SAFETY: as above.
-        unsafe { ffi::sqlite3_stmt_busy(self.handle) != 0 }
     }
 
     pub fn parameter_count(&self) -> usize {

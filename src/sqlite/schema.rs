@@ -3,7 +3,7 @@
 
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::sqlite::error::SResult;
+use crate::error::SResult;
 
 pub const SCHEMA_VERSION: &str = "6";
 pub const SCHEMA_SQL: &str = include_str!("schema.sql");

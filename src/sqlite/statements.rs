@@ -2,7 +2,10 @@
 //! their JS object is collected or the connection closes, and the count of open
 //! iterators that makes the connection "busy".
 
-use super::error::{SResult, StoreError};
+use crate::error::{SResult, StoreError};
+use crate::handles::Handles;
+use rusqlite::Connection;
+
 use super::raw::RawStmt;
 
 /// One statement held for JS.
@@ -16,8 +19,7 @@ pub struct HeldStmt {
 
 #[derive(Default)]
 pub struct StatementTable {
-    slots: Vec<Option<HeldStmt>>,
-    free: Vec<u32>,
+    held: Handles<HeldStmt>,
     iterators: u32,
 }
 
@@ -27,46 +29,29 @@ const MAX_ITERATORS: u32 = u16::MAX as u32;
 impl StatementTable {
     /// Finalizes every statement (before the connection closes).
     pub fn clear(&mut self) {
-        self.slots.clear();
-        self.free.clear();
+        self.held.clear();
         self.iterators = 0;
     }
 
     pub fn insert(&mut self, stmt: RawStmt) -> u32 {
-        let held = HeldStmt {
+        self.held.insert(HeldStmt {
             stmt,
             bound: false,
             iterating: false,
-        };
-        match self.free.pop() {
-            Some(id) => {
-                if let Some(slot) = self.slots.get_mut(id as usize) {
-                    *slot = Some(held);
-                }
-                id
-            }
-            None => {
-                self.slots.push(Some(held));
-                (self.slots.len() - 1) as u32
-            }
-        }
+        })
     }
 
     pub fn get(&mut self, id: u32) -> SResult<&mut HeldStmt> {
-        match self.slots.get_mut(id as usize) {
-            Some(Some(s)) => Ok(s),
-            _ => Err(StoreError::type_error("The statement was finalized")),
-        }
+        self.held
+            .get_mut(id)
+            .ok_or_else(|| StoreError::type_error("The statement was finalized"))
     }
 
     /// Finalizes one statement (its JS object was collected).
     pub fn remove(&mut self, id: u32) {
-        if let Some(slot) = self.slots.get_mut(id as usize) {
-            if let Some(held) = slot.take() {
-                if held.iterating {
-                    self.iterators -= 1;
-                }
-                self.free.push(id);
+        if let Some(held) = self.held.remove(id) {
+            if held.iterating {
+                self.iterators -= 1;
             }
         }
     }
@@ -99,4 +84,59 @@ impl StatementTable {
             }
         }
     }
+}
+
+/// Statements a connection keeps prepared for its own use (the store's): fixed ones by
+/// number, prepared on first use, and ones whose text is built per call, the most
+/// recently used few by their text.
+#[derive(Default)]
+pub struct StatementCache {
+    fixed: Vec<Option<RawStmt>>,
+    /// Most recently used last.
+    by_text: Vec<(String, RawStmt)>,
+}
+
+/// How many per-call texts stay prepared (a store builds a handful of shapes per method).
+const BY_TEXT_MAX: usize = 64;
+
+impl StatementCache {
+    /// Fixed statement `id`, prepared from `sql` the first time.
+    pub fn fixed(&mut self, conn: &Connection, id: usize, sql: &str) -> SResult<&mut RawStmt> {
+        if self.fixed.len() <= id {
+            self.fixed.resize_with(id + 1, || None);
+        }
+        let slot = &mut self.fixed[id];
+        if slot.is_none() {
+            *slot = Some(prepare_one(conn, sql)?);
+        }
+        Ok(slot.as_mut().expect("prepared just above"))
+    }
+
+    /// The statement of a text built per call.
+    pub fn by_text(&mut self, conn: &Connection, sql: &str) -> SResult<&mut RawStmt> {
+        let entry = match self.by_text.iter().position(|(text, _)| text == sql) {
+            Some(i) => self.by_text.remove(i),
+            None => {
+                if self.by_text.len() >= BY_TEXT_MAX {
+                    self.by_text.remove(0);
+                }
+                (sql.to_string(), prepare_one(conn, sql)?)
+            }
+        };
+        self.by_text.push(entry);
+        Ok(&mut self.by_text.last_mut().expect("pushed just above").1)
+    }
+
+    /// Finalizes everything (before the connection closes).
+    pub fn clear(&mut self) {
+        self.fixed.clear();
+        self.by_text.clear();
+    }
+}
+
+/// One statement of the store's own SQL (a single statement, never empty).
+fn prepare_one(conn: &Connection, sql: &str) -> SResult<RawStmt> {
+    RawStmt::prepare(conn, sql.as_bytes(), true)?
+        .stmt
+        .ok_or_else(|| StoreError::error(format!("empty statement: {sql}")))
 }

@@ -8,7 +8,7 @@
 
 use rusqlite::Connection;
 
-use super::error::SResult;
+use crate::error::SResult;
 
 /// When the write lock is taken (SQLite's transaction behaviours).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,7 +206,7 @@ mod tests {
         let conn = db();
         let r: SResult<()> = in_transaction(&conn, Behavior::Immediate, || {
             conn.execute("INSERT INTO t VALUES (1)", [])?;
-            Err(crate::sqlite::error::StoreError::error("no"))
+            Err(crate::error::StoreError::error("no"))
         });
         assert!(r.is_err());
         assert_eq!(count(&conn), 0);

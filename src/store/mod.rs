@@ -1,62 +1,46 @@
-//! The hub's store methods, one file per area, as `#[napi] impl NativeDb` blocks.
+//! The hub's store in Rust: the statements of each area (one file per area of the hub),
+//! run by name from the JS layer (`lib/store/`), which holds the original's argument
+//! handling; the open-time steps; the large-log indexes and counters (`scale`).
+//!
+//! - `statements`: the named statements, their preparation, binding and running.
+//! - `rows`: the shape rows leave in (the original's `parse*Row`).
+//! - `agents`, `roles`, `messages`, `human`, `assign`, `stats`, `reflexion`: the SQL.
 
-pub mod queries;
 pub mod scale;
-pub mod uuid7;
 
 mod agents;
 mod assign;
 mod human;
 mod messages;
 mod reflexion;
-mod role_key;
 mod roles;
+mod rows;
+mod statements;
 mod stats;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use rusqlite::Connection;
 
-use crate::native_db::NativeDb;
-use crate::sqlite::error::SResult;
+use crate::native_db::with_handle;
 
-/// The clock of the store's timestamps, in Unix milliseconds.
-pub fn now() -> i64 {
-    uuid7::now_ms()
-}
-
+/// Runs the store's open-time steps on connection `db`: PRAGMAs, `_meta`, schema v6 and
+/// migration, the large-log indexes when due, and the statements the original prepared
+/// at open. Returns the warnings the original prints (the JS layer sends them to
+/// console.warn).
 #[napi]
-impl NativeDb {
-    /// Runs the store's open-time steps: PRAGMAs, `_meta`, schema v6 and migration, the
-    /// large-log indexes when due, and every statement prepared. Returns the warnings the
-    /// original prints (the glue sends them to console.warn).
-    #[napi]
-    pub fn open_store(&self, env: Env) -> Result<Vec<String>> {
-        self.with(&env, |core| {
-            let warnings = crate::sqlite::schema::open_store(&core.conn)?;
-            scale::open(core)?;
-            prepare_statements(&core.conn)?;
-            Ok(warnings)
-        })
-    }
+pub fn store_open(env: Env, db: u32) -> Result<Vec<String>> {
+    with_handle(&env, db, |core| {
+        let warnings = crate::sqlite::schema::open_store(&core.conn)?;
+        scale::open(core)?;
+        statements::prepare_at_open(core)?;
+        Ok(warnings)
+    })
 }
 
-/// Prepares (and caches) every statement the store keeps, as the original's createStore
-/// did: a schema that lacks a column they use fails here ("no such column: status"), so
-/// the hub's store-adapter falls back at start-up instead of failing on a later call.
-pub fn prepare_statements(conn: &Connection) -> SResult<()> {
-    // The original's order (agents, roles, messages, ...), so the first error matches.
-    let areas = [
-        agents::STATEMENTS,
-        roles::STATEMENTS,
-        messages::STATEMENTS,
-        human::STATEMENTS,
-        assign::STATEMENTS,
-        reflexion::STATEMENTS,
-        stats::STATEMENTS,
-    ];
-    for sql in areas.into_iter().flatten() {
-        conn.prepare_cached(sql)?;
-    }
-    Ok(())
+/// RFC 9562 version-7 UUID from the `uuid` crate's shared v7 context: 48 bits of Unix
+/// milliseconds and a counter reseeded every millisecond, so every id made in this
+/// process sorts after the previous one (as the original's uuidv7 did).
+#[napi]
+pub fn uuidv7() -> String {
+    uuid::Uuid::now_v7().hyphenated().to_string()
 }

@@ -18,12 +18,11 @@
 
 use rusqlite::Connection;
 
+use crate::error::SResult;
 use crate::native_db::{Core, LogState as ScaleState};
-use crate::sqlite::error::SResult;
 use crate::sqlite::raw;
 use crate::sqlite::schema::{COUNTERS_SQL, LARGE_LOG_SQL};
 use crate::sqlite::transaction::{in_transaction, Behavior};
-use crate::store::queries as exec;
 
 /// From this many messages (by the largest rowid, an O(log n) upper bound of the count)
 /// the large-log indexes are created.
@@ -35,10 +34,9 @@ pub const VERSIONS: &str =
     "(SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version())";
 
 fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
-    Ok(exec::count(
+    Ok(count(
         conn,
         "SELECT COUNT(*) FROM sqlite_master WHERE type='index' AND name='idx_messages_to_agent_recent'",
-        &[],
     )? > 0)
 }
 
@@ -52,7 +50,7 @@ pub fn grow_if_large(core: &Core) -> SResult<()> {
     let conn = &core.conn;
     if has_large_log_indexes(conn)? {
         state.large = true;
-    } else if exec::count(conn, "SELECT COALESCE(MAX(rowid), 0) FROM messages", &[])? >= LARGE_LOG_ROWS {
+    } else if count(conn, "SELECT COALESCE(MAX(rowid), 0) FROM messages")? >= LARGE_LOG_ROWS {
         in_transaction(conn, Behavior::Immediate, || Ok(conn.execute_batch(LARGE_LOG_SQL)?))?;
         state.large = true;
     }
@@ -69,17 +67,11 @@ pub fn after_message_insert(core: &Core) {
     }
 }
 
-/// A per-tick read: runs it, then notices a log that grew through `store.db` or another
+/// After a per-tick read: notices a log that grew through `store.db` or another
 /// connection. The read has just seen the file, so its data version is current; the size
 /// is looked at once per change of it. The read's result stands as it is (both sets of
 /// statements give the same rows).
-pub fn tick_read<T>(core: &Core, read: impl FnOnce() -> SResult<T>) -> SResult<T> {
-    let result = read()?;
-    check_size(core);
-    Ok(result)
-}
-
-fn check_size(core: &Core) {
+pub fn after_tick_read(core: &Core) {
     let state = core.scale.get();
     if state.large || core.readonly {
         return;
@@ -150,7 +142,7 @@ pub fn stats(core: &Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>>
     if large(core) {
         return stats_row(core, large_sql);
     }
-    Ok(exec::int_row(&core.conn, small_sql)?.split_off(2))
+    Ok(int_row(&core.conn, small_sql)?.split_off(2))
 }
 
 /// Runs a one-row statement of integer columns whose first two are [`VERSIONS`] and
@@ -160,7 +152,7 @@ pub fn stats(core: &Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>>
 pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
     let mut pass = 0;
     loop {
-        let row = match exec::int_row(&core.conn, sql) {
+        let row = match int_row(&core.conn, sql) {
             Ok(row) => row,
             // The TEMP counters are gone (changing `PRAGMA temp_store` empties the temp
             // schema): recreate them, recount, read again.
@@ -186,4 +178,23 @@ pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
         });
         pass += 1;
     }
+}
+
+/// A single integer (NULL read as 0).
+fn count(conn: &Connection, sql: &str) -> SResult<i64> {
+    Ok(conn
+        .prepare_cached(sql)?
+        .query_row([], |row| row.get::<_, Option<i64>>(0))?
+        .unwrap_or(0))
+}
+
+/// The one row of a statement of integer columns (NULL read as 0).
+fn int_row(conn: &Connection, sql: &str) -> SResult<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let n = stmt.column_count();
+    Ok(stmt.query_row([], |row| {
+        (0..n)
+            .map(|i| row.get::<_, Option<i64>>(i).map(Option::unwrap_or_default))
+            .collect()
+    })?)
 }

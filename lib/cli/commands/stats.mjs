@@ -24,10 +24,13 @@ export function collectStats(path, options) {
     const n = new native.NativeDb(path, { readonly: true, fileMustExist: true, timeout: options.timeout });
     try {
       return {
-        hub: decode(n.getHubStats()),
-        audit: decode(n.getAuditStats()),
-        queue_depths: decode(n.getQueueDepths()),
-        delivery: decode(n.getDeliveryStats()),
+        hub: decode(native.storeHubStats(n.handle)),
+        audit: decode(native.storeAuditStats(n.handle)),
+        queue_depths: decode(native.storeQueueDepths(n.handle)),
+        delivery: {
+          total_deliveries: decode(native.storeGet(n.handle, native.storeStatementNames().indexOf('ackedRecent'), [Date.now()])).cnt,
+          avg_delivery_ms: 0,
+        },
       };
     } finally {
       n.close();

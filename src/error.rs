@@ -1,6 +1,8 @@
-//! The one failure type of every layer. SQLite failures carry better-sqlite3's `.code`
-//! strings (thrown as `SqliteError`), binding mistakes are TypeError/RangeError, domain
-//! errors keep their `.code`. Throwing them into JS is `js::throw`'s job.
+//! The one failure type of every layer, and the conversion from rusqlite's errors. SQLite
+//! failures carry better-sqlite3's `.code` strings (thrown as `SqliteError`), binding
+//! mistakes are TypeError/RangeError, domain errors keep their `.code`. Nothing here calls
+//! SQLite or Node-API: throwing into JS is `js::throw`'s job, and a SQLite failure that
+//! came without a message gets SQLite's text for its code there.
 
 use rusqlite::ffi;
 
@@ -14,8 +16,9 @@ pub enum JsKind {
 
 #[derive(Debug)]
 pub enum StoreError {
-    /// SQLite said no: thrown as `SqliteError` with `.code`.
-    Sqlite { code: String, message: String },
+    /// SQLite said no: thrown as `SqliteError` with `.code` (the extended result code's
+    /// name). Without a message, SQLite's own text for the code is used.
+    Sqlite { code: i32, message: Option<String> },
     /// A plain JS error of the given class, optionally with a `.code`.
     Js {
         kind: JsKind,
@@ -50,20 +53,33 @@ impl StoreError {
             code: None,
         }
     }
-    pub fn coded(code: &str, message: impl Into<String>) -> Self {
-        StoreError::Js {
-            kind: JsKind::Error,
-            message: message.into(),
-            code: Some(code.to_string()),
-        }
-    }
     pub fn not_open() -> Self {
         Self::type_error("The database connection is not open")
     }
     pub fn sqlite(extended_code: i32, message: impl Into<String>) -> Self {
         StoreError::Sqlite {
-            code: sqlite_code_name(extended_code),
-            message: message.into(),
+            code: extended_code,
+            message: Some(message.into()),
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e {
+            rusqlite::Error::SqliteFailure(err, message) => StoreError::Sqlite {
+                code: err.extended_code,
+                message,
+            },
+            rusqlite::Error::SqlInputError { error, msg, .. } => StoreError::sqlite(error.extended_code, msg),
+            rusqlite::Error::InvalidParameterCount(_, _) => {
+                StoreError::range_error("Too many parameter values were provided")
+            }
+            rusqlite::Error::NulError(_) => StoreError::type_error("SQL text must not contain NUL characters"),
+            rusqlite::Error::MultipleStatement => {
+                StoreError::range_error("The supplied SQL string contains more than one statement")
+            }
+            other => StoreError::error(other.to_string()),
         }
     }
 }

@@ -1,0 +1,73 @@
+'use strict';
+// The store object: the original store's methods, names and argument handling, by area
+// (agents.cjs, roles.cjs, messages.cjs, human.cjs, assign.cjs, stats.cjs, reflexion.cjs),
+// on the named statements and the transaction guard of one native connection. Every
+// JavaScript rule of the original (defaults, `??`, `Number()`, the clamps, `now + x`,
+// `JSON.stringify`) stays here, in the original's order; the SQL, the binding and the
+// row shapes are native (src/store/).
+
+const { mkdirSync } = require('node:fs');
+const { dirname } = require('node:path');
+
+const native = require('../native.cjs');
+const { createDbFacade } = require('../database.cjs');
+const { storeStatements } = require('./statements.cjs');
+const { agentMethods } = require('./agents.cjs');
+const { roleMethods } = require('./roles.cjs');
+const { messageMethods } = require('./messages.cjs');
+const { humanMethods } = require('./human.cjs');
+const { assignMethods } = require('./assign.cjs');
+const { statsMethods } = require('./stats.cjs');
+const { reflexionMethods } = require('./reflexion.cjs');
+
+const uuidv7 = () => native.load().uuidv7();
+const BUSY = 'This database connection is busy executing a query';
+
+function createStore(dbPath, options = {}) {
+  void options; // options.DatabaseCtor is accepted and ignored: SQLite is built in.
+  native.load(); // before touching the file system: the hub falls back when this throws
+  mkdirSync(dirname(dbPath), { recursive: true });
+  const n = new native.NativeDb(dbPath);
+  let warnings;
+  try {
+    warnings = native.storeOpen(n.handle);
+  } catch (error) {
+    n.close(); // a file the store cannot use is not held open
+    throw error;
+  }
+  for (const warning of warnings) console.warn(warning);
+
+  // A caller's callback (a toJSON, a getter, a valueOf) runs while a store method works
+  // and may call the store again, as in the original. Closing from there is refused
+  // (README, "Deliberate differences"): the method never finds its connection gone.
+  let running = 0;
+  const busy = () => running > 0;
+  const counted = (method) =>
+    function storeMethod(...args) {
+      running += 1;
+      try {
+        return method.apply(this, args);
+      } finally {
+        running -= 1;
+      }
+    };
+
+  // Methods call each other through `store` (late binding, as in the original), so a
+  // caller that replaces one sees the others use it.
+  const store = {
+    uuidv7,
+    db: createDbFacade(n, dbPath, busy),
+    close() {
+      if (busy()) throw new TypeError(BUSY);
+      n.close();
+    },
+  };
+  const context = { S: storeStatements(n.handle), n, store, dbPath, uuidv7 };
+  const areas = [agentMethods, messageMethods, humanMethods, statsMethods, assignMethods, reflexionMethods, roleMethods];
+  for (const area of areas) {
+    for (const [name, method] of Object.entries(area(context))) store[name] = counted(method);
+  }
+  return store;
+}
+
+module.exports = { createStore, uuidv7 };

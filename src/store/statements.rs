@@ -1,0 +1,208 @@
+//! The store's statements, by name: the JS layer (`lib/store/`) computes every value as
+//! the original did and runs `S.<name>.run/get/all(...)` with them, as the original ran
+//! its prepared statements. Here each is prepared once per connection, bound with
+//! better-sqlite3's rules (in the statement's parameter order, with its errors) and its
+//! rows written in the shape the original's `parse*Row` gave them.
+
+use std::sync::OnceLock;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::rows::{write_rows, RowShape, RAW};
+use super::scale;
+use crate::error::{SResult, StoreError};
+use crate::js::bind::{args_of, bind_args_with, bind_raw, Arg, ParamInfo};
+use crate::js::value::JsVal;
+use crate::native_db::{with_handle, Core};
+use crate::sqlite::raw::{self, RawStmt};
+
+/// What running a statement means for the large-log indexes (`scale`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    None,
+    /// Inserts a message: the rowid it gets may reach the threshold.
+    InsertsMessage,
+    /// A per-tick read: notices a log that grew by other ways.
+    TickRead,
+}
+
+/// One statement of the store.
+#[derive(Clone, Copy)]
+pub struct Stmt {
+    /// The original's name for it (`S.<name>` in `lib/store/`).
+    pub name: &'static str,
+    pub sql: &'static str,
+    /// The same statement written for the large-log indexes, run once they exist. It
+    /// binds its values as `sql` does (numbered parameters stand for the original's `?`s).
+    pub large_sql: Option<&'static str>,
+    pub rows: &'static RowShape,
+    pub effect: Effect,
+    /// Prepared when the store opens, as the original prepared its statements there: a
+    /// file whose schema lacks a column they use fails in createStore.
+    pub at_open: bool,
+}
+
+impl Stmt {
+    pub const fn new(name: &'static str, sql: &'static str) -> Stmt {
+        Stmt {
+            name,
+            sql,
+            large_sql: None,
+            rows: &RAW,
+            effect: Effect::None,
+            at_open: true,
+        }
+    }
+    pub const fn rows(self, rows: &'static RowShape) -> Stmt {
+        Stmt { rows, ..self }
+    }
+    pub const fn large(self, large_sql: &'static str) -> Stmt {
+        Stmt {
+            large_sql: Some(large_sql),
+            ..self
+        }
+    }
+    pub const fn effect(self, effect: Effect) -> Stmt {
+        Stmt { effect, ..self }
+    }
+    /// Prepared on first use (the original prepared it per call).
+    pub const fn per_call(self) -> Stmt {
+        Stmt { at_open: false, ..self }
+    }
+}
+
+/// Every statement, numbered in the order the original prepared them.
+fn all() -> &'static [Stmt] {
+    static ALL: OnceLock<Vec<Stmt>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        [
+            super::agents::STATEMENTS,
+            super::roles::STATEMENTS,
+            super::messages::STATEMENTS,
+            super::human::STATEMENTS,
+            super::messages::DEAD_LETTER_STATEMENTS,
+            super::assign::STATEMENTS,
+            super::stats::STATEMENTS,
+            super::reflexion::STATEMENTS,
+        ]
+        .concat()
+    })
+}
+
+/// Slots in the connection's statement cache: `2 * id` for `sql`, `2 * id + 1` for `large_sql`.
+fn slot(id: usize, large: bool) -> usize {
+    2 * id + usize::from(large)
+}
+
+/// Prepares the statements the original prepared at open, in its order.
+pub fn prepare_at_open(core: &Core) -> SResult<()> {
+    let mut cache = core.cache.borrow_mut();
+    for (id, stmt) in all().iter().enumerate().filter(|(_, s)| s.at_open) {
+        cache.fixed(&core.conn, slot(id, false), stmt.sql)?;
+    }
+    Ok(())
+}
+
+/// Binds `params` (the call's arguments) to statement `id`, runs `f` on it, then lets
+/// `scale` see what it did.
+fn execute<T>(core: &Core, id: u32, params: &JsVal, f: impl FnOnce(&mut RawStmt, &Stmt) -> SResult<T>) -> SResult<T> {
+    let def = all()
+        .get(id as usize)
+        .ok_or_else(|| StoreError::range_error("no such store statement"))?;
+    let large = def.large_sql.is_some() && scale::large(core);
+    let args: Vec<Arg<'_>> = args_of(params)?;
+    let output = {
+        let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
+        let values = bind_args_with(cache.fixed(&core.conn, slot(id as usize, false), def.sql)?, &args)?;
+        let sql = if large {
+            def.large_sql.unwrap_or(def.sql)
+        } else {
+            def.sql
+        };
+        let stmt = cache.fixed(&core.conn, slot(id as usize, large), sql)?;
+        bind_raw(stmt, &values)?;
+        let output = f(stmt, def);
+        stmt.clear_bindings();
+        output?
+    };
+    match def.effect {
+        Effect::InsertsMessage => scale::after_message_insert(core),
+        Effect::TickRead => scale::after_tick_read(core),
+        Effect::None => {}
+    }
+    Ok(output)
+}
+
+/// Steps a write to its end; the change count as better-sqlite3 reports it (0 when this
+/// statement changed nothing, although `sqlite3_changes` keeps the last write's count).
+fn run(core: &Core, stmt: &mut RawStmt) -> SResult<f64> {
+    let before = raw::total_changes(&core.conn);
+    while stmt.step() == rusqlite::ffi::SQLITE_ROW {}
+    if stmt.reset() != rusqlite::ffi::SQLITE_OK {
+        return Err(raw::last_error(&core.conn));
+    }
+    Ok(if raw::total_changes(&core.conn) == before {
+        0.0
+    } else {
+        raw::changes(&core.conn) as f64
+    })
+}
+
+fn busy() -> StoreError {
+    StoreError::type_error("This database connection is busy executing a query")
+}
+
+/// The names of the store's statements, by number.
+#[napi]
+pub fn store_statement_names() -> Vec<&'static str> {
+    all().iter().map(|s| s.name).collect()
+}
+
+/// `S.<name>.run(...params)` on connection `db`: the change count.
+#[napi]
+pub fn store_run(env: Env, db: u32, id: u32, params: JsVal) -> Result<f64> {
+    with_handle(&env, db, |core| execute(core, id, &params, |stmt, _| run(core, stmt)))
+}
+
+/// `S.<name>.get(...params)`: the first row as JSON text, `""` when there is none.
+#[napi]
+pub fn store_get(env: Env, db: u32, id: u32, params: JsVal) -> Result<String> {
+    with_handle(&env, db, |core| {
+        execute(core, id, &params, |stmt, def| {
+            write_rows(&core.conn, stmt, def.rows, true)
+        })
+    })
+}
+
+/// `S.<name>.all(...params)`: the rows as a JSON array text.
+#[napi]
+pub fn store_all(env: Env, db: u32, id: u32, params: JsVal) -> Result<String> {
+    with_handle(&env, db, |core| {
+        execute(core, id, &params, |stmt, def| {
+            write_rows(&core.conn, stmt, def.rows, false)
+        })
+    })
+}
+
+/// Runs SQL the store builds per call (a WHERE of the filters given) with `args` bound as
+/// better-sqlite3 binds them to the statement, or to `layout` when the SQL numbers the
+/// parameters of a statement the original wrote with `?`s; writes its rows.
+pub fn query(
+    core: &Core,
+    sql: &str,
+    layout: Option<&dyn ParamInfo>,
+    args: &[Arg<'_>],
+    rows: &RowShape,
+) -> SResult<String> {
+    let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
+    let stmt = cache.by_text(&core.conn, sql)?;
+    let values = match layout {
+        Some(layout) => bind_args_with(layout, args)?,
+        None => bind_args_with(&*stmt, args)?,
+    };
+    bind_raw(stmt, &values)?;
+    let output = write_rows(&core.conn, stmt, rows, false);
+    stmt.clear_bindings();
+    output
+}
