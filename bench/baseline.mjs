@@ -542,15 +542,6 @@ export function createBaselineStore(dbPath) {
       const terminal = TERMINAL.includes(next);
       const timeout = clampDuration(patch.timeout_ms ?? cur.timeout_ms, cur.timeout_ms);
       const own = (k) => Object.hasOwn(patch, k);
-      const jsonOrNull = (k) => {
-        const v = own(k) ? patch[k] : cur[k];
-        return v == null ? null : JSON.stringify(v);
-      };
-      let deadline;
-      if (own('deadline_ms')) deadline = patch.deadline_ms == null ? null : Math.trunc(Number(patch.deadline_ms));
-      else if (terminal) deadline = null;
-      else if (next === 'running' && !cur.deadline_ms) deadline = now + timeout;
-      else deadline = cur.deadline_ms;
       st.assignUpdate.run({
         job_id: cur.job_id,
         supervisor_agent: patch.supervisor_agent ?? cur.supervisor_agent,
@@ -565,12 +556,22 @@ export function createBaselineStore(dbPath) {
         priority: clampPriority(patch.priority ?? cur.priority, cur.priority || 5),
         ttl_ms: clampDuration(patch.ttl_ms ?? cur.ttl_ms, cur.ttl_ms || timeout),
         timeout_ms: timeout,
-        deadline_ms: deadline,
+        // Evaluated in the row's order, reading the patch as often as the original did.
+        deadline_ms: (() => {
+          if (own('deadline_ms')) return patch.deadline_ms == null ? null : Math.trunc(Number(patch.deadline_ms));
+          if (terminal) return null;
+          if (next === 'running' && !cur.deadline_ms) return now + timeout;
+          return cur.deadline_ms;
+        })(),
         trace_id: patch.trace_id ?? cur.trace_id,
         correlation_id: patch.correlation_id ?? cur.correlation_id,
         last_message_id: own('last_message_id') ? patch.last_message_id : cur.last_message_id,
-        result_json: jsonOrNull('result'),
-        error_json: jsonOrNull('error'),
+        result_json: own('result')
+          ? patch.result == null ? null : JSON.stringify(patch.result)
+          : cur.result == null ? null : JSON.stringify(cur.result),
+        error_json: own('error')
+          ? patch.error == null ? null : JSON.stringify(patch.error)
+          : cur.error == null ? null : JSON.stringify(cur.error),
         updated_at_ms: now,
         started_at_ms: own('started_at_ms')
           ? patch.started_at_ms

@@ -7,17 +7,34 @@
 const native = require('../native.cjs');
 const { TxKind, decode, decodeOptional } = require('../protocol.cjs');
 
-/** The named statements of connection `handle`. */
+/**
+ * The named statements of connection `handle`. A statement with `@name` parameters takes
+ * one row object, whose values go to native code in the statement's parameter order (the
+ * order better-sqlite3 reads a named row in); any other takes its arguments as they are.
+ */
 function storeStatements(handle) {
   const S = {};
-  native.storeStatementNames().forEach((name, id) => {
-    S[name] = Object.freeze({
-      run: (...params) => ({ changes: native.storeRun(handle, id, params) }),
-      get: (...params) => decodeOptional(native.storeGet(handle, id, params)),
-      all: (...params) => decode(native.storeAll(handle, id, params)),
-    });
+  native.storeStatements().forEach(({ name, params: keys }, id) => {
+    S[name] = Object.freeze(keys ? namedStatement(handle, id, keys) : positionalStatement(handle, id));
   });
   return Object.freeze(S);
+}
+
+function namedStatement(handle, id, keys) {
+  const values = (row) => keys.map((key) => row[key]);
+  return {
+    run: (row) => ({ changes: native.storeRun(handle, id, values(row)) }),
+    get: (row) => decodeOptional(native.storeGet(handle, id, values(row))),
+    all: (row) => decode(native.storeAll(handle, id, values(row))),
+  };
+}
+
+function positionalStatement(handle, id) {
+  return {
+    run: (...params) => ({ changes: native.storeRun(handle, id, params) }),
+    get: (...params) => decodeOptional(native.storeGet(handle, id, params)),
+    all: (...params) => decode(native.storeAll(handle, id, params)),
+  };
 }
 
 /**

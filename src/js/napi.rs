@@ -98,8 +98,23 @@ impl Napi {
         Ok(buf)
     }
 
-    /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them).
+    /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them). Short
+    /// strings take one call: a first read into a small buffer that they fit.
     pub fn utf8(self, v: Raw) -> SResult<Vec<u8>> {
+        const FIRST_TRY: usize = 256;
+        let mut buf = vec![0u8; FIRST_TRY];
+        let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
+            self.0,
+            v,
+            buf.as_mut_ptr().cast(),
+            FIRST_TRY,
+            &mut n
+        ))?;
+        // Fewer bytes than the room left for them: nothing was cut.
+        if written + 4 < FIRST_TRY {
+            buf.truncate(written);
+            return Ok(buf);
+        }
         let len = out!(0usize, |n| sys::napi_get_value_string_utf8(
             self.0,
             v,
@@ -107,7 +122,7 @@ impl Napi {
             0,
             &mut n
         ))?;
-        let mut buf = vec![0u8; len + 1];
+        buf.resize(len + 1, 0);
         let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
             self.0,
             v,

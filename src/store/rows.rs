@@ -7,7 +7,7 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 
 use crate::error::SResult;
-use crate::js::json_out::{escape_into, JsonArray, JsonOut};
+use crate::js::json_out::{JsonArray, JsonOut};
 use crate::sqlite::raw::{self, RawStmt};
 use rusqlite::Connection;
 
@@ -61,35 +61,30 @@ pub const CANDIDATE: RowShape = RowShape {
     reflexion_type: false,
 };
 
-/// What becomes of each column of a statement's rows: its key written once per call.
+/// What becomes of each column of a statement's rows. Worked out per call, not per
+/// prepare: a `SELECT *` gains columns when someone alters the table through `store.db`.
+#[derive(Clone, Copy, PartialEq)]
 enum Column {
-    Plain {
-        key: String,
-        reflexion_type: bool,
-    },
+    Plain,
+    /// parseReflexionRow's `type`, with its fallback.
+    ReflexionType,
     /// A stored JSON column, written after the others (see `json_at`).
     Json,
 }
 
-/// The columns of `stmt` as `shape` places them. Worked out per call, not per prepare:
-/// a `SELECT *` gains columns when someone alters the table through `store.db`.
 fn layout(stmt: &RawStmt, shape: &RowShape) -> (Vec<Column>, [Option<usize>; 4]) {
     let mut columns = Vec::with_capacity(stmt.column_count());
     let mut json_at = [None; 4];
     for i in 0..stmt.column_count() {
-        let name = String::from_utf8_lossy(stmt.column_name_bytes(i));
-        if let Some(slot) = shape.json.iter().position(|(col, _, _)| *col == name) {
+        let name = stmt.column_name_bytes(i);
+        if let Some(slot) = shape.json.iter().position(|(col, _, _)| col.as_bytes() == name) {
             json_at[slot] = Some(i);
             columns.push(Column::Json);
-            continue;
+        } else if shape.reflexion_type && name == b"type" {
+            columns.push(Column::ReflexionType);
+        } else {
+            columns.push(Column::Plain);
         }
-        let mut key = String::with_capacity(name.len() + 3);
-        escape_into(&mut key, &name);
-        key.push(':');
-        columns.push(Column::Plain {
-            key,
-            reflexion_type: shape.reflexion_type && name == "type",
-        });
     }
     (columns, json_at)
 }
@@ -98,16 +93,12 @@ fn write_row(out: &mut JsonOut, stmt: &RawStmt, shape: &RowShape, columns: &[Col
     out.buf.push('{');
     let mut first = true;
     for (i, column) in columns.iter().enumerate() {
-        let Column::Plain { key, reflexion_type } = column else {
+        if *column == Column::Json {
             continue;
-        };
-        if !first {
-            out.buf.push(',');
         }
-        first = false;
-        out.buf.push_str(key);
+        out.key(&mut first, &String::from_utf8_lossy(stmt.column_name_bytes(i)));
         let v = stmt.column(i);
-        if *reflexion_type && !value_truthy(v) {
+        if *column == Column::ReflexionType && !value_truthy(v) {
             out.str("reflexion");
         } else {
             out.value(v);

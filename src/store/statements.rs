@@ -12,7 +12,7 @@ use napi_derive::napi;
 use super::rows::{write_rows, RowShape, RAW};
 use super::scale;
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, bind_args_with, bind_raw, Arg, ParamInfo};
+use crate::js::bind::{args_of, bind_args_with, bind_raw, bound_from_js, Arg, Bound, ParamInfo, TOO_FEW, TOO_MANY};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, RawStmt};
@@ -111,10 +111,9 @@ fn execute<T>(core: &Core, id: u32, params: &JsVal, f: impl FnOnce(&mut RawStmt,
         .get(id as usize)
         .ok_or_else(|| StoreError::range_error("no such store statement"))?;
     let large = def.large_sql.is_some() && scale::large(core);
-    let args: Vec<Arg<'_>> = args_of(params)?;
     let output = {
         let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
-        let values = bind_args_with(cache.fixed(&core.conn, slot(id as usize, false), def.sql)?, &args)?;
+        let values = bound_values(cache.fixed(&core.conn, slot(id as usize, false), def.sql)?, params)?;
         let sql = if large {
             def.large_sql.unwrap_or(def.sql)
         } else {
@@ -132,6 +131,30 @@ fn execute<T>(core: &Core, id: u32, params: &JsVal, f: impl FnOnce(&mut RawStmt,
         Effect::None => {}
     }
     Ok(output)
+}
+
+/// The values of a call, by parameter index. A statement with named parameters takes
+/// the JS layer's row as its values in parameter order (`lib/store/statements.cjs` maps
+/// the row's keys to them), bound one by one in that order as better-sqlite3 binds a
+/// named row; any other statement binds the call's arguments with better-sqlite3's
+/// positional rules (arrays spread, and so on).
+fn bound_values(stmt: &RawStmt, params: &JsVal) -> SResult<Vec<(usize, Bound)>> {
+    if !is_named(stmt) {
+        return bind_args_with(stmt, &args_of(params)?);
+    }
+    let count = stmt.parameter_count();
+    let given = params.array_len()? as usize;
+    if given != count {
+        return Err(StoreError::range_error(if given < count { TOO_FEW } else { TOO_MANY }));
+    }
+    (0..count)
+        .map(|i| Ok((i + 1, bound_from_js(&params.element(i as u32)?)?)))
+        .collect()
+}
+
+/// Whether the statement's parameters are named (`@name`); the store never mixes kinds.
+fn is_named(stmt: &RawStmt) -> bool {
+    stmt.parameter_name(1).is_some_and(|name| name.starts_with('@'))
 }
 
 /// Steps a write to its end; the change count as better-sqlite3 reports it (0 when this
@@ -153,10 +176,44 @@ fn busy() -> StoreError {
     StoreError::type_error("This database connection is busy executing a query")
 }
 
-/// The names of the store's statements, by number.
+/// One statement as the JS layer sees it.
+#[napi(object)]
+pub struct StatementInfo {
+    pub name: String,
+    /// Its named parameters in order (without `@`), or None when it takes `?`s.
+    pub params: Option<Vec<String>>,
+}
+
+/// The store's statements, by number, with the names of their parameters (read from the
+/// SQL text, so that nothing is prepared for it; the tests check them against SQLite's).
 #[napi]
-pub fn store_statement_names() -> Vec<&'static str> {
-    all().iter().map(|s| s.name).collect()
+pub fn store_statements() -> Vec<StatementInfo> {
+    all()
+        .iter()
+        .map(|def| {
+            let names = named_parameters(def.sql);
+            StatementInfo {
+                name: def.name.to_string(),
+                params: (!names.is_empty()).then(|| names.into_iter().map(str::to_string).collect()),
+            }
+        })
+        .collect()
+}
+
+/// The `@name` parameters of the store's SQL in order of first appearance (SQLite's
+/// numbering); its texts hold no `@` elsewhere.
+fn named_parameters(sql: &str) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for (at, _) in sql.match_indices('@') {
+        let rest = &sql[at + 1..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if !names.contains(&&rest[..end]) {
+            names.push(&rest[..end]);
+        }
+    }
+    names
 }
 
 /// `S.<name>.run(...params)` on connection `db`: the change count.
@@ -205,4 +262,34 @@ pub fn query(
     let output = write_rows(&core.conn, stmt, rows, false);
     stmt.clear_bindings();
     output
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sqlite::statements::StatementCache;
+
+    /// Every statement prepares on a fresh store, and the ones prepared per call take `?`s
+    /// (`store_statements` reports no names for them without preparing them).
+    #[test]
+    fn statements_prepare_and_per_call_ones_are_positional() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::sqlite::schema::open_store(&conn).unwrap();
+        let mut cache = StatementCache::default();
+        for (id, def) in all().iter().enumerate() {
+            let stmt = cache.fixed(&conn, slot(id, false), def.sql).unwrap();
+            if !def.at_open {
+                assert!(
+                    !is_named(stmt),
+                    "{} is prepared per call but has named parameters",
+                    def.name
+                );
+            }
+            if let Some(large) = def.large_sql {
+                cache.fixed(&conn, slot(id, true), large).unwrap();
+            }
+        }
+        let names: std::collections::HashSet<_> = all().iter().map(|s| s.name).collect();
+        assert_eq!(names.len(), all().len(), "statement names are unique");
+    }
 }

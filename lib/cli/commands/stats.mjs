@@ -28,7 +28,7 @@ export function collectStats(path, options) {
         audit: decode(native.storeAuditStats(n.handle)),
         queue_depths: decode(native.storeQueueDepths(n.handle)),
         delivery: {
-          total_deliveries: decode(native.storeGet(n.handle, native.storeStatementNames().indexOf('ackedRecent'), [Date.now()])).cnt,
+          total_deliveries: decode(native.storeGet(n.handle, native.storeStatements().findIndex((s) => s.name === 'ackedRecent'), [Date.now()])).cnt,
           avg_delivery_ms: 0,
         },
       };

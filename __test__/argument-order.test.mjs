@@ -1,0 +1,102 @@
+// The store evaluates a caller's arguments in JavaScript, as the original did, before any
+// statement runs, and binds a row in the statement's parameter order. Each case runs on
+// this package's store and on the original's methods over better-sqlite3
+// (bench/baseline.mjs), each on its own file, and compares what a caller sees.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import test from 'node:test';
+
+import { createBaselineStore } from '../bench/baseline.mjs';
+import { createStore } from '../index.mjs';
+import { tempDir, thrown } from './helpers.mjs';
+
+function bothStores(t) {
+  const dir = tempDir(t);
+  const ours = createStore(join(dir, 'native.db'));
+  const theirs = createBaselineStore(join(dir, 'original.db'));
+  t.after(() => {
+    ours.close();
+    theirs.close();
+  });
+  return { ours, theirs };
+}
+
+const messageCount = (store) => store.db.prepare('SELECT COUNT(*) FROM messages').pluck().get();
+const errorOf = (fn) => {
+  const error = thrown(fn);
+  return { name: error.name, message: error.message };
+};
+
+test('a write made by a callback during createAssign stays when the INSERT then fails', (t) => {
+  const outcome = (store) => {
+    const error = errorOf(() =>
+      store.createAssign({
+        supervisor_agent: true, // a boolean cannot be bound: the INSERT fails
+        worker_agent: 'w',
+        result: {
+          toJSON() {
+            store.auditLog({ type: 'event', from: 'callback', to: 'b', topic: 't' });
+            return 'r';
+          },
+        },
+      }),
+    );
+    return { error, messages: messageCount(store), jobs: store.db.prepare('SELECT COUNT(*) FROM assign_jobs').pluck().get() };
+  };
+  const { ours, theirs } = bothStores(t);
+  const expected = outcome(theirs);
+  assert.deepEqual(expected, {
+    error: { name: 'TypeError', message: 'SQLite3 can only bind numbers, strings, bigints, buffers, and null' },
+    messages: 1,
+    jobs: 0,
+  });
+  assert.deepEqual(outcome(ours), expected);
+});
+
+test('with two unbindable values, the error is the one of the earlier parameter', (t) => {
+  const huge = 2n ** 70n;
+  const message = { type: 'event', from: 'a', to: 'b', topic: 't' };
+  const cases = [
+    { ...message, type: huge, trace_id: () => 1 }, // type (2nd) before trace_id (11th)
+    { ...message, correlation_id: huge, status: {} }, // correlation_id (10th) before status (13th)
+    { ...message, from: {}, status: huge }, // from_agent (3rd) before status
+    { ...message, to: () => 1, role_key_wire: huge }, // to_agent (4th) before role_key_wire (14th)
+  ];
+  const { ours, theirs } = bothStores(t);
+  const expected = cases.map((args) => errorOf(() => theirs.auditLog(args)));
+  assert.deepEqual(
+    expected.map((e) => e.name),
+    ['RangeError', 'RangeError', 'TypeError', 'TypeError'],
+  );
+  assert.deepEqual(
+    cases.map((args) => errorOf(() => ours.auditLog(args))),
+    expected,
+  );
+  assert.equal(messageCount(ours), 0);
+});
+
+test('the patch of updateAssignStatus is read in the original order, getters included', (t) => {
+  const reads = (store) => {
+    const job = store.createAssign({ job_id: 'j1', supervisor_agent: 's', worker_agent: 'w' });
+    const seen = [];
+    const patch = {};
+    const values = { timeout_ms: 2000, payload: { x: 1 }, priority: 3, result: { a: 1 }, deadline_ms: 99, started_at_ms: 7 };
+    for (const [key, value] of Object.entries(values)) {
+      Object.defineProperty(patch, key, {
+        enumerable: true,
+        get() {
+          seen.push(key);
+          return value;
+        },
+      });
+    }
+    const updated = store.updateAssignStatus(job.job_id, 'running', patch);
+    const { status, result, payload, priority, deadline_ms, started_at_ms, timeout_ms } = updated;
+    return { seen, row: { status, result, payload, priority, deadline_ms, started_at_ms, timeout_ms } };
+  };
+  const { ours, theirs } = bothStores(t);
+  const expected = reads(theirs);
+  assert.ok(new Set(expected.seen).size < expected.seen.length, 'some getters run twice, as the original reads them twice');
+  assert.deepEqual(reads(ours), expected);
+});
