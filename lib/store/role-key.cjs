@@ -51,8 +51,23 @@ function encodeRoleKey(key) {
   return wire;
 }
 
+// A hub asks about the same few roles on every tick: valid wires are remembered (decoding
+// is a pure function of the wire), so a repeated one costs a Map lookup. Bounded: the
+// memo starts over once it holds MEMO_MAX wires.
+const MEMO_MAX = 1024;
+const decoded = new Map();
+
 /** The identity a wire names; throws the contract's error for anything else. */
 function decodeRoleKey(wire) {
+  const known = decoded.get(wire);
+  if (known !== undefined) return known;
+  const key = Object.freeze(decodeWire(wire));
+  if (decoded.size >= MEMO_MAX) decoded.clear();
+  decoded.set(wire, key);
+  return key;
+}
+
+function decodeWire(wire) {
   if (typeof wire !== 'string' || Buffer.byteLength(wire, 'utf8') > MAX_WIRE_BYTES) throw roleKeyError('ROLE_KEY_WIRE_INVALID');
   if (!wire.startsWith('rk2.')) throw roleKeyError('ROLE_KEY_WIRE_PREFIX');
   const encoded = wire.slice(4);
