@@ -1,7 +1,7 @@
 // Behaviours a new user met where this package disagreed with the original store or
 // with JS itself: each asserts the original's (or better-sqlite3's) result. Numbered as
-// in the issue that listed them; 10 (a panic inside a nested store method) is covered
-// by the transaction guard's Rust tests.
+// they were first listed; 10 (a panic inside a nested store method) is covered by the
+// transaction guard's Rust tests.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

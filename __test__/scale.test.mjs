@@ -1,4 +1,4 @@
-// Issue 10: per-tick reads served by indexes must give the original's results, ties included.
+// Per-tick reads served by the large-log indexes must give the original's results, ties included.
 // The reference is better-sqlite3 running the original store's statements
 // (bench/original-tick.mjs) in a child process, on a copy of the same file.
 

@@ -214,41 +214,41 @@ function mustOk(r) {
 }
 
 const CASES = [
-  // issue 2: agents and messages
-  { name: 'registerAgent', issue: 2, seeds: ['agents'], op: (s) => (i) => s.registerAgent({
+  // agents and messages
+  { name: 'registerAgent', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.registerAgent({
     agent_id: AGENTS[i % 100], cli: 'codex', pid: 4242, capabilities: ['code', 'review'], topics: ['build', 'deploy'],
     heartbeat_ttl_ms: 30000, metadata: { host: 'bench-host', slot: i % 100 } }) },
-  { name: 'refreshLease', issue: 2, seeds: ['agents'], op: (s) => (i) => s.refreshLease(AGENTS[i % 100], 30000) },
-  { name: 'getAgent', issue: 2, seeds: ['agents'], op: (s) => (i) => s.getAgent(AGENTS[i % 100]) },
-  { name: 'auditLog', issue: 2, seeds: ['agents'], op: (s) => (i) => s.auditLog({
+  { name: 'refreshLease', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.refreshLease(AGENTS[i % 100], 30000) },
+  { name: 'getAgent', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.getAgent(AGENTS[i % 100]) },
+  { name: 'auditLog', area: 'messages', seeds: ['agents'], op: (s) => (i) => s.auditLog({
     type: 'event', from: AGENTS[i % 10], to: AGENTS[(i + 1) % 10], topic: 'build', priority: 5,
     payload: { kind: 'note', n: i, text: 'benchmark payload text' } }) },
-  { name: 'getMessage', issue: 2, seeds: ['messages'], op: (s) => (i) => s.getMessage(MESSAGE_IDS[(i * 7) % 2000]) },
-  { name: 'getAuditMessagesForAgent', issue: 2, seeds: ['agents', 'messages'],
+  { name: 'getMessage', area: 'messages', seeds: ['messages'], op: (s) => (i) => s.getMessage(MESSAGE_IDS[(i * 7) % 2000]) },
+  { name: 'getAuditMessagesForAgent', area: 'messages', seeds: ['agents', 'messages'],
     op: (s) => (i) => s.getAuditMessagesForAgent(AGENTS[i % 10], { max_messages: 20 }) },
 
-  // issue 3: assign jobs and reflexion
-  { name: 'createAssign', issue: 3, seeds: [], op: (s) => (i) => s.createAssign({
+  // assign jobs and reflexion
+  { name: 'createAssign', area: 'assign', seeds: [], op: (s) => (i) => s.createAssign({
     supervisor_agent: `sup-${i % 4}`, worker_agent: `w-${i % 10}`, task: 'bench task',
     payload: { prompt: 'do the thing', files: ['a.js', 'b.js'] }, priority: 5 }) },
-  { name: 'getAssign', issue: 3, seeds: ['assigns'], op: (s) => (i) => s.getAssign(JOB_IDS[(i * 7) % 1000]) },
-  { name: 'updateAssignStatus', issue: 3, seeds: ['assigns'], op: (s) => (i) =>
+  { name: 'getAssign', area: 'assign', seeds: ['assigns'], op: (s) => (i) => s.getAssign(JOB_IDS[(i * 7) % 1000]) },
+  { name: 'updateAssignStatus', area: 'assign', seeds: ['assigns'], op: (s) => (i) =>
     s.updateAssignStatus(JOB_IDS[i % 1000], Math.floor(i / 1000) % 2 ? 'queued' : 'running', { result: { step: i } }) },
-  { name: 'listAssigns', issue: 3, seeds: ['assigns'], op: (s) => (i) =>
+  { name: 'listAssigns', area: 'assign', seeds: ['assigns'], op: (s) => (i) =>
     s.listAssigns({ worker_agent: `w-${i % 10}`, statuses: ['queued', 'running'], limit: 20 }) },
-  { name: 'addReflexion', issue: 3, seeds: [], op: (s) => (i) => s.addReflexion({
+  { name: 'addReflexion', area: 'reflexion', seeds: [], op: (s) => (i) => s.addReflexion({
     error_pattern: `Error: bench pattern ${i % 50}`, error_message: 'Error: bench pattern at line 1',
     context: { file: 'src/x.js', cli: 'codex' }, solution: 'apply the fix' }) },
-  { name: 'findReflexion', issue: 3, seeds: ['reflexion'], op: (s) => (i) => s.findReflexion(PATTERNS[i % 100]) },
-  { name: 'findReflexion+ctx', method: 'findReflexion', issue: 3, seeds: ['reflexion'],
+  { name: 'findReflexion', area: 'reflexion', seeds: ['reflexion'], op: (s) => (i) => s.findReflexion(PATTERNS[i % 100]) },
+  { name: 'findReflexion+ctx', method: 'findReflexion', area: 'reflexion', seeds: ['reflexion'],
     op: (s) => (i) => s.findReflexion(PATTERNS[i % 100], { cli: 'codex' }) },
 
-  // issue 4: role registry
-  { name: 'getRole', issue: 4, seeds: ['roles'], op: (s) => (i) => s.getRole(ROLE_KEYS[i % 50]) },
-  { name: 'upsertRoleReservation', issue: 4, seeds: ['roles'], op: (s) => (i) => mustOk(s.upsertRoleReservation({
+  // role registry
+  { name: 'getRole', area: 'roles', seeds: ['roles'], op: (s) => (i) => s.getRole(ROLE_KEYS[i % 50]) },
+  { name: 'upsertRoleReservation', area: 'roles', seeds: ['roles'], op: (s) => (i) => mustOk(s.upsertRoleReservation({
     role_key_wire: ROLE_KEYS[i % 50], holder_agent_id: AGENTS[i % 7], holder_lease_expires_ms: FAR,
     last_reason: 'bench_reserve' })) },
-  { name: 'compareAndSetRole', issue: 4, seeds: ['roles'], op: (s) => {
+  { name: 'compareAndSetRole', area: 'roles', seeds: ['roles'], op: (s) => {
     const known = ROLE_KEYS.map((_, i) => ({ version: 0, epoch: 0, seq: 0, aid: roleSeed(i).activation }));
     return (i) => {
       const k = known[i % 50];
@@ -260,14 +260,14 @@ const CASES = [
       return r;
     };
   } },
-  { name: 'recoverRoleRegistry', issue: 4, seeds: ['agents', 'roles'], op: (s) => () => s.recoverRoleRegistry(Date.now()) },
+  { name: 'recoverRoleRegistry', area: 'roles', seeds: ['agents', 'roles'], op: (s) => () => s.recoverRoleRegistry(Date.now()) },
 
-  // issue 5: the raw better-sqlite3-style facade, statements prepared once
-  { name: 'db.get', facade: true, issue: 5, seeds: ['meta'], op: (s) => {
+  // the raw better-sqlite3-style facade, statements prepared once
+  { name: 'db.get', facade: true, area: 'facade', seeds: ['meta'], op: (s) => {
     const stmt = s.db.prepare('SELECT value FROM _meta WHERE key = ?');
     return (i) => stmt.get(`bench.key.${i % 100}`);
   } },
-  { name: 'db.run', facade: true, issue: 5, seeds: [], op: (s) => {
+  { name: 'db.run', facade: true, area: 'facade', seeds: [], op: (s) => {
     const stmt = s.db.prepare('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)');
     return (i) => stmt.run(`bench.w.${i % 100}`, `{"v":${i}}`);
   } },
@@ -323,7 +323,7 @@ function prepareFile(path, seeds) {
 
 function runCase(c, createStore, dir, opts) {
   const target = c.facade ? FACADE_TARGET : STORE_TARGET;
-  const row = { method: c.name, issue: c.issue, target, addon_us: null, baseline_us: null, ratio: null, status: '', n: 0, shape: null };
+  const row = { method: c.name, area: c.area, target, addon_us: null, baseline_us: null, ratio: null, status: '', n: 0, shape: null };
   const addonPath = join(dir, `${c.name}.addon.db`);
   const basePath = join(dir, `${c.name}.baseline.db`);
   let addon = null;
@@ -390,7 +390,7 @@ function runCase(c, createStore, dir, opts) {
     let quiet = opts.wal === 'quiet' && framesPerCall > 0 && addonOp != null;
     if (quiet) {
       try {
-        checkpoint(addon); // needs the addon's db facade (issue 5)
+        checkpoint(addon); // needs the addon's db facade
       } catch {
         quiet = false;
       }
@@ -470,9 +470,9 @@ function fmt(x) {
 }
 
 function printTable(rows) {
-  const head = ['method', 'issue', 'addon µs/op', 'baseline µs/op', 'ratio', 'target', 'result', 'shape', 'wal'];
+  const head = ['method', 'area', 'addon µs/op', 'baseline µs/op', 'ratio', 'target', 'result', 'shape', 'wal'];
   const body = rows.map((r) => [
-    r.method, String(r.issue), fmt(r.addon_us), fmt(r.baseline_us), r.ratio == null ? '-' : r.ratio.toFixed(2),
+    r.method, r.area, fmt(r.addon_us), fmt(r.baseline_us), r.ratio == null ? '-' : r.ratio.toFixed(2),
     `≤ ${r.target}`, r.status, r.shape ?? '-', r.wal ?? '-',
   ]);
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));

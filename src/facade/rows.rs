@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use rusqlite::ffi;
 
 use crate::error::SResult;
-use crate::js::json_out::{escape_into, JsonOut};
+use crate::js::json_out::{JsonArray, JsonOut};
+use crate::js::rows::{write_rows, RowWriter, RAW};
 use crate::sqlite::raw::{self, ColumnMeta, RawStmt};
 use rusqlite::Connection;
 
@@ -23,32 +24,18 @@ fn column_name(stmt: &RawStmt, i: usize) -> Cow<'_, str> {
 
 /// The current row in `mode`.
 pub(super) fn write_row(out: &mut JsonOut, stmt: &RawStmt, mode: RowMode) {
-    let n = stmt.column_count();
     match mode {
         RowMode::Pluck => write_value(out, stmt, 0),
         RowMode::Raw => {
-            out.buf.push('[');
-            for i in 0..n {
-                if i > 0 {
-                    out.buf.push(',');
-                }
+            let mut row = JsonArray::open(out);
+            for i in 0..stmt.column_count() {
+                row.item(out);
                 write_value(out, stmt, i);
             }
-            out.buf.push(']');
+            row.close(out);
         }
-        RowMode::Expand => write_expanded(out, stmt, n),
-        RowMode::Flat => {
-            out.buf.push('{');
-            for i in 0..n {
-                if i > 0 {
-                    out.buf.push(',');
-                }
-                escape_into(&mut out.buf, &column_name(stmt, i));
-                out.buf.push(':');
-                write_value(out, stmt, i);
-            }
-            out.buf.push('}');
-        }
+        RowMode::Expand => write_expanded(out, stmt, stmt.column_count()),
+        RowMode::Flat => RowWriter::new(stmt, &RAW).write(out, stmt),
     }
 }
 
@@ -79,17 +66,16 @@ fn write_expanded(out: &mut JsonOut, stmt: &RawStmt, n: usize) {
 
 /// Steps `stmt` to the end, writing every row in `mode` as one JSON array, then resets it.
 pub(super) fn all_rows_json(conn: &Connection, stmt: &mut RawStmt, mode: RowMode) -> SResult<String> {
+    if mode == RowMode::Flat {
+        return write_rows(conn, stmt, &RAW, false);
+    }
     let mut out = JsonOut::new();
-    out.buf.push('[');
-    let mut first = true;
+    let mut rows = JsonArray::open(&mut out);
     while stmt.step() == ffi::SQLITE_ROW {
-        if !first {
-            out.buf.push(',');
-        }
-        first = false;
+        rows.item(&mut out);
         write_row(&mut out, stmt, mode);
     }
-    out.buf.push(']');
+    rows.close(&mut out);
     if stmt.reset() == ffi::SQLITE_OK {
         Ok(out.finish())
     } else {
@@ -100,11 +86,9 @@ pub(super) fn all_rows_json(conn: &Connection, stmt: &mut RawStmt, mode: RowMode
 /// `stmt.columns()` as JSON: name, column, table, database and declared type.
 pub(super) fn columns_json(stmt: &RawStmt) -> String {
     let mut out = JsonOut::new();
-    out.buf.push('[');
+    let mut columns = JsonArray::open(&mut out);
     for i in 0..stmt.column_count() {
-        if i > 0 {
-            out.buf.push(',');
-        }
+        columns.item(&mut out);
         let fields = [
             ("name", ColumnMeta::Name),
             ("column", ColumnMeta::Origin),
@@ -123,6 +107,6 @@ pub(super) fn columns_json(stmt: &RawStmt) -> String {
         }
         out.buf.push('}');
     }
-    out.buf.push(']');
+    columns.close(&mut out);
     out.finish()
 }

@@ -1,6 +1,6 @@
--- Indexes for a log that has grown large (issue 10). Applied, in one IMMEDIATE transaction,
--- once `messages` reaches LARGE_LOG_ROWS rows (src/store/scale.rs): at open, or by the
--- sweepExpired that sees it cross. A smaller file keeps the original's schema exactly
+-- Indexes for a log that has grown large. Applied, in one IMMEDIATE transaction, once
+-- `messages` reaches LARGE_LOG_ROWS rows (src/store/scale.rs): at open, or by the store
+-- call that finds it crossed. A smaller file keeps the original's schema exactly
 -- (the golden traces and fixtures pin the sqlite_master listing of a fresh store), and
 -- below that size the original's plans take a millisecond or two anyway.
 --

@@ -7,9 +7,9 @@ use crate::error::SResult;
 
 pub const SCHEMA_VERSION: &str = "6";
 pub const SCHEMA_SQL: &str = include_str!("schema.sql");
-/// Indexes for a large log (issue 10); see src/store/scale.rs.
+/// Indexes for a large log; see src/store/scale.rs.
 pub const LARGE_LOG_SQL: &str = include_str!("large_log.sql");
-/// Connection-local row counters (issue 10); see src/store/scale.rs.
+/// Connection-local row counters; see src/store/scale.rs.
 pub const COUNTERS_SQL: &str = include_str!("counters.sql");
 /// `journal_size_limit` set at open: once a checkpoint has copied every frame back (no
 /// reader pins the WAL any more), the next commit restarts the WAL and truncates the file

@@ -41,8 +41,8 @@ fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
 }
 
 /// Creates the large-log indexes once the log is large enough (or notes that another
-/// connection did). At open and after every sweepExpired, where a failure is the call's.
-pub fn grow_if_large(core: &Core) -> SResult<()> {
+/// connection did). At open, where a failure is the open's, and from `adapt`.
+fn grow_if_large(core: &Core) -> SResult<()> {
     let mut state = core.scale.get();
     if state.large {
         return Ok(());

@@ -9,10 +9,11 @@ use std::sync::OnceLock;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::rows::{write_rows, RowShape, RAW};
+use super::rows::{RowShape, RAW};
 use super::scale;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_of, bind_args_with, bind_raw, bound_from_js, Arg, Bound, ParamInfo, TOO_FEW, TOO_MANY};
+use crate::js::rows::write_rows;
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, RawStmt};
