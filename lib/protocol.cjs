@@ -5,8 +5,6 @@
 // - Rows and results travel as JSON text that Rust writes and JS parses once.
 //   A text starting with U+0001 holds marker objects `{"\u0000tfx": ...}` that stand for
 //   values JSON cannot carry: NaN (`"NaN"`) and BLOBs (`"blob"`, base64 in `data`).
-// - updateAssignStatus / retryAssign prefix their row with one flag character:
-//   `C` when the status changed (listeners fire), `U` when it did not.
 // - An empty string means `undefined` (the end of an iterator, a pragma with no row).
 // - `db.prepare` returns one number: statement id * 4 + returnsData * 2 + readonly.
 // - Row modes are numbers: FLAT 0, PLUCK 1, EXPAND 2, RAW 3.
@@ -14,7 +12,6 @@
 
 const MARKER = '\u0000tfx';
 const WITH_MARKERS = 1; // char code of U+0001
-const STATUS_CHANGED = 67; // char code of 'C'
 
 const RowMode = Object.freeze({ FLAT: 0, PLUCK: 1, EXPAND: 2, RAW: 3 });
 const TxKind = Object.freeze({ BEGIN: 0, DEFERRED: 1, IMMEDIATE: 2, EXCLUSIVE: 3 });
@@ -37,15 +34,9 @@ function decodeOptional(text) {
   return text === '' ? undefined : decode(text);
 }
 
-/** A flagged assign row: `{ row, changed }`, or null. */
-function decodeFlagged(text) {
-  if (text === null) return null;
-  return { row: decode(text.slice(1)), changed: text.charCodeAt(0) === STATUS_CHANGED };
-}
-
 /** Unpacks `db.prepare`'s number. */
 function unpackStatement(packed) {
   return { id: Math.floor(packed / 4), reader: (packed & 2) !== 0, readonly: (packed & 1) !== 0 };
 }
 
-module.exports = { RowMode, TxKind, decode, decodeOptional, decodeFlagged, unpackStatement };
+module.exports = { RowMode, TxKind, decode, decodeOptional, unpackStatement };
