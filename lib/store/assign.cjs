@@ -184,9 +184,10 @@ function assignMethods({ S, n, store, uuidv7 }) {
         }
       }
       const statusList = Array.isArray(statuses) && statuses.length ? statuses : status ? [status] : [];
-      // One placeholder per element; a hole of the caller's array leaves an empty slot,
-      // as the original's `map(() => "?").join(",")` did (a syntax error then).
-      const statusMarks = statusList.map((_, index) => index);
+      // One placeholder per element; a hole of the caller's array leaves an empty slot, as
+      // the original's `map(() => "?").join(",")` did (a syntax error then): true per
+      // element, false per hole.
+      const statusMarks = Array.from(statusList.map(() => true), Boolean);
       values.push(...statusList);
       const activeBefore = Number.isFinite(Number(active_before_ms));
       if (activeBefore) values.push(Math.trunc(Number(active_before_ms)));

@@ -212,8 +212,9 @@ function roleMethods({ S, n, uuidv7 }) {
       }
       let states = null;
       if (Array.isArray(filter.states) && filter.states.length > 0) {
-        // Holes of a sparse array stay holes (an empty slot in the IN list).
-        states = filter.states.map((_, index) => index);
+        // true per element, false per hole: a hole leaves an empty slot in the IN list, as
+        // the original's `map().join(",")` did (a syntax error then).
+        states = Array.from(filter.states.map(() => true), Boolean);
         filter.states.forEach((state, index) => {
           params[`state_${index}`] = state;
         });

@@ -226,13 +226,6 @@ impl JsVal {
     }
 }
 
-/// Which elements of an array are present (false for the holes of a sparse array).
-pub fn present_elements(array: &JsVal) -> SResult<Vec<bool>> {
-    (0..array.array_len()?)
-        .map(|i| array.has_own(&std::ffi::CString::new(i.to_string()).unwrap_or_default()))
-        .collect()
-}
-
 /// Bytes per element of the typed arrays Node-API knows; None for any other type.
 fn typed_array_element_size(ty: sys::napi_typedarray_type) -> Option<usize> {
     use sys::TypedarrayType as T;

@@ -8,7 +8,7 @@ use super::rows::ASSIGN;
 use super::statements::{query, Stmt};
 use crate::error::{SResult, StoreError};
 use crate::js::bind::args_of;
-use crate::js::value::{present_elements, JsVal};
+use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -74,20 +74,20 @@ fn list_sql(columns: &[String], statuses: &[bool], active_before: bool) -> SResu
     ))
 }
 
-/// listAssigns: `columns` are the equality filters given, `statuses` the status list
-/// mapped to its indexes (holes kept), `activeBefore` whether the deadline bound applies;
-/// `values` are the values to bind, in that order, the limit last.
+/// listAssigns: `columns` are the equality filters given, `statuses` one flag per element
+/// of the status list (false for a hole), `activeBefore` whether the deadline bound
+/// applies; `values` are the values to bind, in that order, the limit last.
 #[napi]
 pub fn store_list_assigns(
     env: Env,
     db: u32,
     columns: Vec<String>,
-    statuses: JsVal,
+    statuses: Vec<bool>,
     active_before: bool,
     values: JsVal,
 ) -> Result<String> {
     with_handle(&env, db, |core| {
-        let sql = list_sql(&columns, &present_elements(&statuses)?, active_before)?;
+        let sql = list_sql(&columns, &statuses, active_before)?;
         query(core, &sql, None, &args_of(&values)?, &ASSIGN)
     })
 }

@@ -10,7 +10,7 @@ use super::rows::{CANDIDATE, MESSAGE, RAW};
 use super::statements::{query, Effect, Stmt};
 use crate::error::{SResult, StoreError};
 use crate::js::bind::Arg;
-use crate::js::value::{present_elements, JsVal};
+use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -133,7 +133,7 @@ const KEY_COLUMNS: [&str; 4] = ["project_id", "role_kind", "scope_id", "state"];
 /// listRoleKeys' SQL: `col=@col` per filter given, then `state IN (@state_0, …)` with an
 /// empty slot for each hole of the caller's array (as the original's `map().join()` left
 /// them, a syntax error then).
-fn keys_sql(columns: &[String], marks: Option<&JsVal>) -> SResult<String> {
+fn keys_sql(columns: &[String], states: Option<&[bool]>) -> SResult<String> {
     let mut clauses = Vec::with_capacity(columns.len() + 1);
     for column in columns {
         if !KEY_COLUMNS.contains(&column.as_str()) {
@@ -143,11 +143,11 @@ fn keys_sql(columns: &[String], marks: Option<&JsVal>) -> SResult<String> {
         }
         clauses.push(format!("{column}=@{column}"));
     }
-    if let Some(marks) = marks {
-        let list: Vec<String> = present_elements(marks)?
-            .into_iter()
+    if let Some(states) = states {
+        let list: Vec<String> = states
+            .iter()
             .enumerate()
-            .map(|(i, present)| if present { format!("@state_{i}") } else { String::new() })
+            .map(|(i, &present)| if present { format!("@state_{i}") } else { String::new() })
             .collect();
         clauses.push(format!("state IN ({})", list.join(",")));
     }
@@ -161,13 +161,19 @@ fn keys_sql(columns: &[String], marks: Option<&JsVal>) -> SResult<String> {
     ))
 }
 
-/// listRoleKeys: `columns` are the filters given; `states`, when given, the caller's
-/// non-empty `states` array mapped to its indexes (holes kept); `params` the named values.
-/// Returns the rows (`{ role_key_wire }`).
+/// listRoleKeys: `columns` are the filters given; `states`, when given, one flag per
+/// element of the caller's non-empty `states` array (false for a hole); `params` the named
+/// values. Returns the rows (`{ role_key_wire }`).
 #[napi]
-pub fn store_list_role_keys(env: Env, db: u32, columns: Vec<String>, states: JsVal, params: JsVal) -> Result<String> {
+pub fn store_list_role_keys(
+    env: Env,
+    db: u32,
+    columns: Vec<String>,
+    states: Option<Vec<bool>>,
+    params: JsVal,
+) -> Result<String> {
     with_handle(&env, db, |core| {
-        let sql = keys_sql(&columns, (!states.is_nullish()).then_some(&states))?;
+        let sql = keys_sql(&columns, states.as_deref())?;
         query(core, &sql, None, &[Arg::Js(params)], &RAW)
     })
 }
