@@ -91,7 +91,7 @@ function verifyCopy(out) {
 export async function run({ args, options, io }) {
   const [path, out] = args;
   let step = intOption(options.step, 'step', { min: 1 }) ?? 100;
-  const { db } = openHub(path, options);
+  const { db } = openHub(path, options, io);
   const report = progressReporter(io, options.json);
   const started = Date.now();
   let restarts = 0;

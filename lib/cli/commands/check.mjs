@@ -9,7 +9,7 @@ const MAX_INTEGRITY_LINES = 100;
 
 export function run({ args, options, io }) {
   const path = args[0];
-  const { db, version } = openHub(path, options);
+  const { db, version } = openHub(path, options, io);
   let integrity;
   let foreignKeys;
   let schema;

@@ -18,7 +18,7 @@ function walSize(path) {
 export function run({ args, options, io }) {
   const path = args[0];
   const mode = options.truncate ? 'TRUNCATE' : 'PASSIVE';
-  const { db } = openHub(path, { timeout: options.timeout, readonly: false });
+  const { db } = openHub(path, { busyTimeout: options.busyTimeout, readonly: false });
   let result;
   try {
     result = sqlite(path, () => {
@@ -68,7 +68,7 @@ export function run({ args, options, io }) {
       [
         'blocked',
         result.blocked
-          ? `yes: another connection (a reader's open snapshot, or a writer) kept the checkpoint from completing${mode === 'TRUNCATE' ? ` within ${options.timeout} ms` : ''}`
+          ? `yes: another connection (a reader's open snapshot, or a writer) kept the checkpoint from completing${mode === 'TRUNCATE' ? ` within ${options.busyTimeout} ms` : ''}`
           : 'no',
       ],
     ]),
