@@ -2,12 +2,13 @@
 // copies of the fixtures, damaged files and files a hub-writer child is writing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createStore } from '../index.mjs';
-import { cli, execInChild, holdReadTransaction, readOnly, sha256, startWriter } from './cli-helpers.mjs';
-import { fixtureCopy, tempDir } from './helpers.mjs';
+import { assertOneLineError, cli, execInChild, holdReadTransaction, readOnly, sha256, startWriter } from './cli-helpers.mjs';
+import { fixtureCopy, repoRoot, tempDir } from './helpers.mjs';
 
 // --- check ---
 
@@ -154,3 +155,88 @@ test('checkpoint on a rollback-journal file reports nothing to do', async (t) =>
   assert.equal(sha256(db), before);
 });
 
+test('check: a page damaged in the middle of the file is findings (exit 1), with and without --quick', async (t) => {
+  const db = fixtureCopy(t, 'hub-v6.db');
+  await startWriter(t, db, { total: 3000, perTx: 1000, pauseMs: 0 }).done;
+  const { pageSize, pageCount } = readOnly(db, (d) => ({
+    pageSize: d.pragma('page_size', { simple: true }),
+    pageCount: d.pragma('page_count', { simple: true }),
+  }));
+  assert.ok(pageCount > 200, `${pageCount} pages`);
+  // Eight bytes flipped at the start of a page in the middle: its b-tree page header.
+  const fd = openSync(db, 'r+');
+  const at = Math.floor(pageCount / 2) * pageSize;
+  const header = Buffer.alloc(8);
+  readSync(fd, header, 0, 8, at);
+  writeSync(fd, header.map((b) => b ^ 0xff), 0, 8, at);
+  closeSync(fd);
+  const damaged = sha256(db);
+  for (const extra of [[], ['--quick']]) {
+    const r = await cli(['check', db, '--json', ...extra]);
+    assert.equal(r.status, 1, `check ${extra.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr, '');
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.clean, false);
+    assert.ok(out.findings.some((f) => f.check === 'integrity'), JSON.stringify(out.findings));
+    const human = await cli(['check', db, ...extra]);
+    assert.equal(human.status, 1, human.stderr);
+    assert.match(human.stdout, /\nNOT CLEAN: \d+ findings?\n$/);
+  }
+  assert.equal(sha256(db), damaged, 'check never changes the file');
+});
+
+test('check: a damaged first page is findings too; a file that is not SQLite at all stays bad input (exit 2)', async (t) => {
+  const db = fixtureCopy(t, 'hub-v6.db');
+  // The SQLite header's magic kept, the rest of page 1 (header fields, sqlite_master root) overwritten.
+  const fd = openSync(db, 'r+');
+  writeSync(fd, Buffer.alloc(1024, 0xa5), 0, 1024, 16);
+  closeSync(fd);
+  const r = await cli(['check', db, '--json']);
+  assert.equal(r.status, 1, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.clean, false);
+  assert.ok(out.findings.some((f) => f.kind === 'sqlite_error'), JSON.stringify(out.findings));
+  const text = join(tempDir(t), 'notes.db');
+  writeFileSync(text, 'not a database\n'.repeat(100));
+  assertOneLineError(await cli(['check', text]), /not a SQLite database$/, 'a text file');
+});
+
+/** A WAL that no checkpoint has touched: a writer with automatic checkpoints off, killed. */
+function walOfKilledWriter(dbPath, transactions) {
+  const script = `const { Database } = require(${JSON.stringify(join(repoRoot, 'index.cjs'))});
+const db = new Database(process.argv[1]);
+db.pragma('wal_autocheckpoint = 0');
+const insert = db.prepare("INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status) VALUES (?, 'event', 'w', 'r', 't', 5, 1000, 1, 2, 'c', 't', ?, 'queued')");
+for (let b = 0; b < Number(process.argv[2]); b++) db.transaction(() => { for (let i = 0; i < 20; i++) insert.run(b + '-' + i, 'x'.repeat(500)); })();
+process.kill(process.pid, 'SIGKILL');`;
+  const r = spawnSync(process.execPath, ['-e', script, dbPath, String(transactions)]);
+  assert.equal(r.signal, 'SIGKILL', String(r.stderr));
+}
+
+test('checkpoint --truncate reports the frames it copied, read before TRUNCATE resets them', async (t) => {
+  const db = fixtureCopy(t, 'hub-v6.db');
+  walOfKilledWriter(db, 40);
+  const walBytes = statSync(`${db}-wal`).size;
+  const { pageSize, messages } = readOnly(db, (d) => ({
+    pageSize: d.pragma('page_size', { simple: true }),
+    messages: d.prepare('SELECT COUNT(*) FROM messages').pluck().get(),
+  }));
+  // A WAL written once from its start: a 32-byte header, then frames of a 24-byte header and a page.
+  const frames = (walBytes - 32) / (pageSize + 24);
+  assert.ok(Number.isInteger(frames) && frames > 40, `${frames} frames`);
+  const r = await cli(['checkpoint', db, '--truncate', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(
+    [out.frames_before, out.frames_checkpointed, out.frames_after, out.wal_size_before, out.wal_size_after, out.blocked],
+    [frames, frames, 0, walBytes, 0, false],
+  );
+  assert.equal(readOnly(db, (d) => d.prepare('SELECT COUNT(*) FROM messages').pluck().get()), messages, 'every committed row is in the file');
+
+  const again = fixtureCopy(t, 'hub-v6.db');
+  walOfKilledWriter(again, 40);
+  const human = await cli(['checkpoint', again, '--truncate']);
+  assert.equal(human.status, 0, human.stderr);
+  assert.match(human.stdout, new RegExp(`^frames before +${frames.toLocaleString('en-US')}$`, 'm'));
+  assert.match(human.stdout, new RegExp(`^checkpointed +${frames.toLocaleString('en-US')}$`, 'm'));
+});
