@@ -14,7 +14,7 @@ import { COMMANDS, COMMON } from '../lib/cli/commands.mjs';
 import { assertOneLineError, BIN, cli, execInChild, readOnly, sha256, startWriter, tableCounts } from './cli-helpers.mjs';
 import { fixtureCopy, repoRoot, tempDir } from './helpers.mjs';
 
-const SUBCOMMANDS = [['info'], ['stats'], ['agents'], ['roles'], ['tail', '--once'], ['check'], ['checkpoint'], ['backup', 'OUT']];
+const SUBCOMMANDS = [['info'], ['stats'], ['agents'], ['roles'], ['tail', '--once'], ['check'], ['checkpoint'], ['backup', 'OUT'], ['restore-schema']];
 
 // --- info ---
 

@@ -91,6 +91,14 @@ export const COMMANDS = {
     },
     examples: ['triflux-store backup hub.db hub-copy.db', 'triflux-store backup hub.db /backups/hub.db --vacuum --force'],
   },
+  'restore-schema': {
+    args: ['db'],
+    summary: "give a file the original store's indexes back (before rolling back to it)",
+    about:
+      "Drops the large-log indexes this package adds once the log reaches 10,000 messages and\nre-creates the original's indexes on messages as a fresh original store writes them, in\none transaction. Refuses (exit 1) while another connection (a running hub) has the file\nopen. Run it with the hub stopped, before starting the original store on the file; this\npackage's store converts the file again the next time it opens it.",
+    options: {},
+    examples: ['triflux-store restore-schema hub.db'],
+  },
 };
 
 const width = 24;
@@ -112,7 +120,7 @@ export function generalHelp() {
   return `Usage: triflux-store <command> <db> [options]
 
 Inspect, check and back up a triflux hub database (schema ${STORE_SCHEMA_VERSION}) without migrating it.
-Only checkpoint writes the file.
+Only checkpoint and restore-schema write the file.
 
 Commands:
 ${Object.entries(COMMANDS)
@@ -126,7 +134,8 @@ ${Object.values(COMMON)
 
 "triflux-store <command> --help" shows a command's own options and examples.
 
-Exit codes: 0 ok; 1 check found problems or a checkpoint was blocked; 2 bad input.`;
+Exit codes: 0 ok; 1 check found problems, a checkpoint was blocked or restore-schema
+found the file in use; 2 bad input.`;
 }
 
 /** `triflux-store <name> --help`. */
