@@ -52,6 +52,18 @@ test('an unloadable binary (not a shared library) fails the same way, with the l
   assert.match(out.error.cause, /invalid ELF header|file too short|not a valid Win32 application|not a mach-o file/i);
 });
 
+test('an override naming a file that is not a .node file says so, and does not suggest setting the variable it is set in', (t) => {
+  const dir = tempDir(t);
+  const notes = join(dir, 'notes.txt');
+  writeFileSync(notes, 'hello world\n');
+  const { out } = run([adapter, join(dir, 'hub.db')], { TRIFLUX_NATIVE_STORE_BINARY: notes });
+  assert.equal(out.type, 'memory');
+  assert.equal(out.error.code, 'ERR_TRIFLUX_NATIVE_BINARY');
+  assert.ok(out.error.message.includes(`TRIFLUX_NATIVE_STORE_BINARY=${notes}: ${notes} is not a native binary (a .node file)`), out.error.message);
+  assert.ok(out.error.message.includes('TRIFLUX_NATIVE_STORE_BINARY is set, so only the file it names was tried'), out.error.message);
+  assert.doesNotMatch(out.error.message, /Unexpected identifier|or set TRIFLUX_NATIVE_STORE_BINARY/);
+});
+
 test('the override pointing at a real binary is used, and the store works', (t) => {
   const dir = tempDir(t);
   const binary = join(repoRoot, `triflux-native-store.${triple}.node`);
