@@ -1,7 +1,8 @@
 // triflux-store on a database it may read but not lock the usual way: a directory its user
 // cannot write (another user's hub, read-only media), where SQLite cannot create the -shm
-// of a WAL file. Run as root, the commands run as an unprivileged user (uid 65534) on
-// root's files; run as anyone else, in a directory made read-only for its owner.
+// of a WAL file or roll back a -journal. Run as root, the commands run as an unprivileged
+// user (uid 65534) on root's files; run as anyone else, in a directory made read-only for
+// its owner.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { BIN, cli, readOnly, sha256, startWriter, tableCounts } from './cli-helpers.mjs';
-import { fixtureCopy } from './helpers.mjs';
+import { fixtureCopy, repoRoot } from './helpers.mjs';
 
 const NOBODY = 65534;
 const asRoot = process.platform !== 'win32' && process.getuid() === 0;
@@ -114,6 +115,26 @@ test('a -wal with transactions but no -shm, in a directory it cannot write: refu
     assert.match(r.stderr, /^triflux-store: .*hub\.db: cannot be read here: its -wal holds transactions and SQLite cannot open its -shm/);
     assert.equal(r.stderr.trimEnd().split('\n').length, 1);
   }
+});
+
+test('a -journal of a transaction a killed writer left (rollback-journal file) in a directory it cannot write: refused, never read half-written', { skip: cannotRun }, async (t) => {
+  const { db, place } = readOnlyPlace(t, 'hub-v5.db');
+  chmodSync(place, 0o755);
+  // A transaction larger than the page cache writes pages into the file before its commit.
+  const script = `const { Database } = require(${JSON.stringify(join(repoRoot, 'index.cjs'))});
+const db = new Database(process.argv[1]);
+db.pragma('cache_size = 1');
+db.exec('BEGIN');
+const insert = db.prepare("INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status) VALUES (?, 'event', 'w', 'r', 't', 5, 1, 1, 2, 'c', 't', ?, 'queued')");
+for (let i = 0; i < 2000; i++) insert.run('j' + i, 'x'.repeat(500));
+process.kill(process.pid, 'SIGKILL');`;
+  assert.equal(spawnSync(process.execPath, ['-e', script, db]).signal, 'SIGKILL');
+  if (!asRoot) chmodSync(place, 0o555);
+  shareFiles(place);
+  assert.ok(statSync(`${db}-journal`).size > 0, 'the killed writer left its rollback journal');
+  const r = await cli(['info', db], user);
+  assert.equal(r.status, 2, r.stdout);
+  assert.match(r.stderr, /^triflux-store: .*hub\.db: cannot be read here: its -journal holds an interrupted transaction that SQLite must roll back first \(SQLITE_READONLY_ROLLBACK\)/);
 });
 
 test("another user's running hub: its -wal and -shm are read (shared, read-only), not the file alone", { skip: cannotRun || (!asRoot && 'needs a second user: the hub runs as root, the command as uid 65534') }, async (t) => {

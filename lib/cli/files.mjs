@@ -67,14 +67,20 @@ export function walPath(path) {
   return `${canonical(path)}-wal`;
 }
 
-/** Size of the database's -wal file in bytes; 0 when there is none. */
-export function walBytes(path) {
+/** Size in bytes of the file SQLite keeps beside the database with `suffix`; 0 when there is none. */
+function besideBytes(path, suffix) {
   try {
-    return statSync(walPath(path)).size;
+    return statSync(`${canonical(path)}${suffix}`).size;
   } catch {
     return 0;
   }
 }
+
+/** Size of the database's -wal file in bytes; 0 when there is none. */
+export const walBytes = (path) => besideBytes(path, '-wal');
+
+/** Size of the database's -journal file in bytes (a rollback journal: a transaction was under way); 0 when there is none. */
+export const journalBytes = (path) => besideBytes(path, '-journal');
 
 /** A -wal this size or smaller has no frame (its header alone is 32 bytes). */
 export const WAL_HEADER_BYTES = 32;

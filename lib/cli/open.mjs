@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
 import { Database } from 'triflux-native-store';
 
-import { walBytes, WAL_HEADER_BYTES } from './files.mjs';
+import { journalBytes, walBytes, WAL_HEADER_BYTES } from './files.mjs';
 import { CliError, println } from './util.mjs';
 
 /** The schema version this package's store writes (src/sqlite/schema.sql). */
@@ -65,8 +65,8 @@ const CANNOT_LOCK = /^SQLITE_(READONLY|CANTOPEN)/;
  * A read-only connection to `path`. SQLite's usual read-only open needs a -shm it can
  * create or map for a WAL file; where it cannot (a directory this user cannot write, read-
  * only media) and the file has no -wal to read, the file is opened immutable instead and
- * `io` gets one line saying so. A -wal with transactions in it cannot be read that way, so
- * that case stays an error. Returns { db, immutable }.
+ * `io` gets one line saying so. A -wal with transactions in it, or a -journal of an
+ * interrupted transaction, cannot be read that way, so those stay errors. Returns { db, immutable }.
  */
 export function openReadOnly(path, { busyTimeout = 5000, io, quiet = false } = {}) {
   const shared = sqlite(path, () => new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeout }));
@@ -79,6 +79,12 @@ export function openReadOnly(path, { busyTimeout = 5000, io, quiet = false } = {
     shared.close();
     if (!(error && error.name === 'SqliteError' && CANNOT_LOCK.test(error.code))) throw cliError(path, error);
     failure = error;
+  }
+  if (journalBytes(path) > 0) {
+    throw new CliError(
+      `${path}: cannot be read here: its -journal holds an interrupted transaction that SQLite must roll back first (${failure.code}); ` +
+        'run this as a user who may write the directory',
+    );
   }
   if (walBytes(path) > WAL_HEADER_BYTES) {
     throw new CliError(
