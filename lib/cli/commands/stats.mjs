@@ -1,7 +1,7 @@
 // `triflux-store stats <db>`: the store's own getHubStats, getAuditStats, getQueueDepths
-// and getDeliveryStats, through the package's readStats: the store's native methods (the
-// same code a hub runs) on a read-only connection that never migrates the file, all four
-// in one read transaction, so they describe one state of the file while the hub writes.
+// and getDeliveryStats, through the package's readStats: the store's methods (the code a
+// hub runs) on a read-only connection that never migrates the file, all four in one read
+// transaction, so they describe one state of the file while the hub writes.
 
 import { readStats } from 'triflux-native-store';
 
