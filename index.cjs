@@ -1,12 +1,14 @@
 'use strict';
 // triflux-native-store: the JS face of the native store. The pieces live in lib/:
 // native.cjs loads the binary, protocol.cjs defines the wire to it, errors.cjs the
-// SqliteError class, database.cjs store.db and Database, store/ the store object.
+// SqliteError class, database.cjs store.db and Database, store/ the store object,
+// stats.cjs the statistics of a hub file read from outside the hub.
 
 const native = require('./lib/native.cjs');
 const { SqliteError } = require('./lib/errors.cjs');
 const { Database } = require('./lib/database.cjs');
 const { createStore, uuidv7 } = require('./lib/store/index.cjs');
+const { readStats } = require('./lib/stats.cjs');
 
 /** The hub's store-adapter asks for better-sqlite3's class; this package's stands in. */
 async function importBetterSqlite3() {
@@ -25,4 +27,4 @@ function version() {
   }
 }
 
-module.exports = { createStore, uuidv7, importBetterSqlite3, version, Database, SqliteError };
+module.exports = { createStore, uuidv7, importBetterSqlite3, version, readStats, Database, SqliteError };

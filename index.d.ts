@@ -1,6 +1,6 @@
-/// <reference types="node" />
 // Public API of triflux-native-store: the triflux hub store (schema "6").
 // Shapes follow the original hub/store.mjs exactly, key order included.
+// Nothing here needs @types/node: a consumer type-checks without it.
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -479,7 +479,20 @@ export interface DatabaseOptions {
   readonly?: boolean;
   fileMustExist?: boolean;
   timeout?: number;
+  /**
+   * This package's addition (with `readonly`): SQLite's `immutable=1` open, which reads the
+   * file as it is on disk, without locks, `-wal` or `-shm`. For a file that cannot be
+   * share-locked (a directory you cannot write, read-only media) and has no `-wal` to read;
+   * a change made to the file meanwhile is not seen consistently.
+   */
+  immutable?: boolean;
 }
+
+/**
+ * Node's `Buffer` where Node's types are loaded, else `Uint8Array` (which a Buffer is), so
+ * that these types need nothing from @types/node.
+ */
+export type NodeBuffer = typeof globalThis extends { Buffer: { alloc(size: number): infer B } } ? B : Uint8Array;
 
 export interface BackupMetadata {
   totalPages: number;
@@ -525,7 +538,7 @@ export declare class Database {
    */
   backup(filename: string, options?: BackupOptions): Promise<BackupMetadata>;
   /** The database file's bytes (`sqlite3_serialize`). */
-  serialize(options?: { attached?: string }): Buffer;
+  serialize(options?: { attached?: string }): NodeBuffer;
   static readonly SqliteError: typeof SqliteError;
 }
 
@@ -635,3 +648,27 @@ export interface VersionInfo {
 
 /** Versions of this package, its SQLite and its binary; throws like createStore if the binary cannot load. */
 export declare function version(): VersionInfo;
+
+/** What `readStats` returns: the four statistics as the store's methods return them. */
+export interface StoreStats {
+  hub: ReturnType<Store['getHubStats']>;
+  audit: ReturnType<Store['getAuditStats']>;
+  queue_depths: ReturnType<Store['getQueueDepths']>;
+  delivery: ReturnType<Store['getDeliveryStats']>;
+}
+
+export interface ReadStatsOptions {
+  /** How long to wait for a lock held by the hub, in ms (default 5000). */
+  timeout?: number;
+  /** Open the file with SQLite's `immutable=1` (see `DatabaseOptions.immutable`). */
+  immutable?: boolean;
+}
+
+/**
+ * The store's getHubStats, getAuditStats, getQueueDepths and getDeliveryStats of a hub
+ * file, read from outside the hub: one read-only connection that never migrates or writes
+ * the file, all four in one read transaction (one state of the file, also while the hub
+ * writes). Throws a `SqliteError` when the file cannot be read (no such file, not a
+ * database, a schema without the store's tables).
+ */
+export declare function readStats(filename: string, options?: ReadStatsOptions): StoreStats;

@@ -1,151 +1,20 @@
 // The triflux-store command, run as a user runs it: a child process on copies of the
 // fixture databases and on files that another process (the hub-writer child) is writing.
 // Every expectation is computed from the files themselves, never written in by hand.
+// (check and checkpoint: cli-check.test.mjs; backup: cli-backup.test.mjs; read-only
+// places: cli-readonly.test.mjs; restore-schema: cli-restore.test.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 
-import { createStore, Database } from '../index.mjs';
-import { main } from '../lib/cli/main.mjs';
+import { createStore } from '../index.mjs';
+import { COMMANDS, COMMON } from '../lib/cli/commands.mjs';
+import { assertOneLineError, BIN, cli, execInChild, readOnly, sha256, startWriter, tableCounts } from './cli-helpers.mjs';
 import { fixtureCopy, repoRoot, tempDir } from './helpers.mjs';
 
-const BIN = join(repoRoot, 'bin', 'triflux-store.mjs');
-const WRITER = join(repoRoot, '__test__', 'fixtures', 'hub-writer.mjs');
-const require = createRequire(import.meta.url);
-
-/** Runs the command in a child process; resolves to { status, stdout, stderr }. */
-function cli(args, { timeout = 60000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`triflux-store ${args.join(' ')} timed out\n${stderr}`));
-    }, timeout);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
-/** A child that prints "<prefix>..." lines; resolves when a line starting with `word` appears. */
-function waitForLine(child, word) {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (d) => {
-      buffer += d;
-      const line = buffer.split('\n').find((l) => l.startsWith(word));
-      if (line !== undefined) {
-        child.stdout.off('data', onData);
-        resolve(line);
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.on('exit', (code) => reject(new Error(`child exited (${code}) before printing "${word}"`)));
-  });
-}
-
-/** The hub: a child writing audit messages (with their inbox rows) through createStore. */
-function startWriter(t, dbPath, { total = 0, perTx = 1, pauseMs = 20 } = {}) {
-  const child = spawn(process.execPath, [WRITER, dbPath, String(total), String(perTx), String(pauseMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  t.after(() => child.exitCode === null && child.kill('SIGKILL'));
-  const ready = waitForLine(child, 'ready');
-  const done = waitForLine(child, 'done').then((line) => Number(line.split(' ')[1]));
-  return {
-    ready,
-    done,
-    async pause() {
-      const paused = waitForLine(child, 'paused');
-      child.kill('SIGUSR1');
-      return paused;
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      return done;
-    },
-  };
-}
-
-/** A second connection in a child that holds a read transaction until released. */
-async function holdReadTransaction(t, dbPath) {
-  const script = `const { Database } = require(${JSON.stringify(join(repoRoot, 'index.cjs'))});
-const db = new Database(process.argv[1]);
-db.exec('BEGIN');
-db.prepare('SELECT COUNT(*) FROM messages').get();
-process.stdout.write('held\\n');
-process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`;
-  const child = spawn(process.execPath, ['-e', script, dbPath], { stdio: ['pipe', 'pipe', 'inherit'] });
-  t.after(() => child.exitCode === null && child.kill('SIGKILL'));
-  await waitForLine(child, 'held');
-  return () =>
-    new Promise((resolve) => {
-      child.on('exit', resolve);
-      child.stdin.write('go\n');
-    });
-}
-
-/** Runs a multi-statement SQL script on a file with better-sqlite3, in a child process. */
-function execInChild(dbPath, sql) {
-  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-const db = new D(process.argv[1]);
-db.unsafeMode(true); // lets the damage tests use writable_schema
-db.exec(process.argv[2]);
-db.close();`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script, dbPath, sql], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(stderr))));
-  });
-}
-
-function sha256(path) {
-  return createHash('sha256').update(readFileSync(path)).digest('hex');
-}
-
-/** Reads facts from a file with this package's read-only Database (the CLI runs in another process). */
-function readOnly(path, fn) {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
-
-function tableCounts(path) {
-  return readOnly(path, (db) => {
-    const out = {};
-    for (const name of db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").pluck().all()) {
-      out[name] = db.prepare(`SELECT COUNT(*) FROM "${name}"`).pluck().get();
-    }
-    return out;
-  });
-}
-
-/** Asserts the one-line error contract: non-zero exit, one stderr line, no stack, no stdout. */
-function assertOneLineError(r, pattern, label) {
-  assert.equal(r.status, 2, `${label}: exit code (stderr: ${r.stderr})`);
-  assert.equal(r.stdout, '', `${label}: nothing on stdout`);
-  const lines = r.stderr.trimEnd().split('\n');
-  assert.equal(lines.length, 1, `${label}: one line, got ${JSON.stringify(r.stderr)}`);
-  assert.match(lines[0], /^triflux-store: /, label);
-  assert.doesNotMatch(r.stderr, /\n\s+at /, `${label}: no stack trace`);
-  assert.match(lines[0], pattern, label);
-}
-
-const SUBCOMMANDS = [['info'], ['stats'], ['agents'], ['roles'], ['tail', '--once'], ['check'], ['checkpoint'], ['backup', 'OUT']];
+const SUBCOMMANDS = [['info'], ['stats'], ['agents'], ['roles'], ['tail', '--once'], ['check'], ['checkpoint'], ['backup', 'OUT'], ['restore-schema']];
 
 // --- info ---
 
@@ -213,6 +82,28 @@ test("stats: the store's four statistics, equal to what createStore returns on a
     assert.match(human.stdout, new RegExp(`urgent +${got.queue_depths.urgent}$`, 'm'));
     assert.equal(sha256(db), before, `${name}: stats never changes (or migrates) the file`);
   }
+});
+
+test('stats reads its four statistics in one read transaction while the hub writes', async (t) => {
+  const db = fixtureCopy(t, 'hub-v6.db');
+  // A log large enough that counting it takes a while: a second snapshot would differ.
+  await startWriter(t, db, { total: 20_000, perTx: 2_000, pauseMs: 0 }).done;
+  const writer = startWriter(t, db, { total: 0, perTx: 20, pauseMs: 0 });
+  await writer.ready;
+  const totals = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await cli(['stats', db, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const { hub, audit, queue_depths: depths } = JSON.parse(r.stdout);
+    assert.deepEqual(
+      [audit.total_messages, audit.dlq, audit.online_agents, depths.urgent, depths.normal, depths.dlq],
+      [hub.total_messages, hub.dlq, hub.online_agents, hub.urgent, hub.normal, hub.dlq],
+      `run ${i}: one state of the file`,
+    );
+    totals.push(hub.total_messages);
+  }
+  const written = await writer.stop();
+  assert.ok(written > 0 && totals.at(-1) > totals[0], `the hub wrote while stats ran (${totals.join(', ')})`);
 });
 
 test('stats on a schema-5 file names the missing table', async (t) => {
@@ -346,6 +237,17 @@ test('tail follows new messages written by another process (bounded by --limit)'
   assert.deepEqual(got.map((m) => m.id), written.slice(0, 4));
 });
 
+test('tail --timeout <ms> ends the follow after that time; --busy-timeout is the lock wait', async (t) => {
+  const db = fixtureCopy(t, 'hub-v6.db');
+  for (const extra of [[], ['--busy-timeout', '20000']]) {
+    const r = await cli(['tail', db, '-n', '0', '--timeout', '700', '--interval', '50', ...extra]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '');
+    // Node's start-up is in the measured time too; the busy timeout (5 s by default) is not.
+    assert.ok(r.ms >= 700 && r.ms < 3000, `exited after ${r.ms} ms (${extra.join(' ') || 'default busy timeout'})`);
+  }
+});
+
 test('tail holds no read transaction between polls: a TRUNCATE checkpoint completes while it follows', async (t) => {
   const db = fixtureCopy(t, 'hub-v6.db');
   const writer = startWriter(t, db, { total: 0, perTx: 1, pauseMs: 40 });
@@ -363,241 +265,6 @@ test('tail holds no read transaction between polls: a TRUNCATE checkpoint comple
   assert.ok(count > 0);
   assert.ok(tailed.stdout.split('\n').filter((l) => l.includes('writer -> reader')).length > 1, 'tail saw the writes');
   assert.deepEqual(results, [[0, false], [0, false], [0, false]]);
-});
-
-// --- check ---
-
-test('check: a v6 file and a migrated v5 file are clean (exit 0)', async (t) => {
-  const v6 = fixtureCopy(t, 'hub-v6.db');
-  const r = await cli(['check', v6]);
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /^integrity_check +ok$/m);
-  assert.match(r.stdout, /^foreign_key_check +ok$/m);
-  assert.match(r.stdout, /^schema v6 +ok \(\d+ tables, \d+ columns, \d+ indexes compared\)$/m);
-  assert.match(r.stdout, /\nclean\n$/);
-  const j = JSON.parse((await cli(['check', v6, '--json', '--quick'])).stdout);
-  assert.equal(j.clean, true);
-  assert.equal(j.integrity_mode, 'quick_check');
-  assert.deepEqual(j.findings, []);
-  // The expected schema counts come from the store's own schema.
-  const reference = createStore(join(tempDir(t), 'fresh.db'));
-  const tables = reference.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").pluck().get();
-  reference.close();
-  assert.equal(j.schema_compared.tables, tables);
-
-  const v5 = fixtureCopy(t, 'hub-v5.db');
-  const originalWarn = console.warn;
-  console.warn = () => {};
-  createStore(v5).close(); // the hub's migration
-  console.warn = originalWarn;
-  const m = await cli(['check', v5, '--json']);
-  assert.equal(m.status, 0, m.stdout);
-  assert.equal(JSON.parse(m.stdout).clean, true);
-});
-
-test('check: a file with the large-log indexes is clean, and one missing one of them is not', async (t) => {
-  const path = join(tempDir(t), 'large.db');
-  const store = createStore(path);
-  store.db.transaction(() => {
-    for (let i = 0; i < 10_000; i++) store.auditLog({ type: 'event', from: 'a', to: 'b', topic: 't' });
-  })();
-  store.sweepExpired(); // adds the large-log indexes
-  store.close();
-  const r = await cli(['check', path, '--json']);
-  assert.equal(r.status, 0, r.stdout);
-  assert.deepEqual(JSON.parse(r.stdout).findings, []);
-  await execInChild(path, 'DROP INDEX idx_messages_status_time');
-  const m = await cli(['check', path, '--json']);
-  assert.equal(m.status, 1);
-  assert.deepEqual(JSON.parse(m.stdout).findings.map((f) => `${f.kind} ${f.name}`), ['missing_index idx_messages_status_time']);
-});
-
-test('check names every finding of an old schema and exits 1', async (t) => {
-  const v4 = fixtureCopy(t, 'hub-v4.db');
-  const before = sha256(v4);
-  const r = await cli(['check', v4, '--json']);
-  assert.equal(r.status, 1);
-  const out = JSON.parse(r.stdout);
-  assert.equal(out.clean, false);
-  const names = out.findings.map((f) => `${f.kind} ${f.name}`);
-  // What the v4 file lacks, read from the file and from a fresh store.
-  const have = readOnly(v4, (d) => new Set(d.prepare("SELECT name FROM sqlite_master WHERE type='table'").pluck().all()));
-  const fresh = createStore(join(tempDir(t), 'fresh.db'));
-  const wantTables = fresh.db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").pluck().all();
-  const agentColumns = fresh.db.pragma('table_info(agents)').map((c) => c.name);
-  fresh.close();
-  const v4AgentColumns = readOnly(v4, (d) => d.pragma('table_info(agents)').map((c) => c.name));
-  for (const table of wantTables.filter((n) => !have.has(n))) assert.ok(names.includes(`missing_table ${table}`), table);
-  for (const col of agentColumns.filter((c) => !v4AgentColumns.includes(c))) assert.ok(names.includes(`missing_column agents.${col}`), col);
-  assert.ok(names.includes('schema_version _meta.schema_version'));
-  const human = await cli(['check', v4]);
-  assert.equal(human.status, 1);
-  assert.match(human.stdout, new RegExp(`NOT CLEAN: ${out.findings.length} findings`));
-  assert.equal(sha256(v4), before, 'check never changes the file');
-});
-
-test('check finds a damaged index, an extra column, a dropped index and a foreign key violation', async (t) => {
-  const db = fixtureCopy(t, 'hub-v6.db');
-  await execInChild(
-    db,
-    `PRAGMA foreign_keys = OFF;
-     INSERT INTO role_candidates (role_key_wire, agent_id, source, updated_at_ms) VALUES ('rk2.orphan', 'nobody', 'grant', 1);
-     ALTER TABLE agents ADD COLUMN nickname TEXT;
-     DROP INDEX idx_agents_lease;
-     PRAGMA writable_schema = ON;
-     UPDATE sqlite_master SET sql = 'CREATE INDEX idx_messages_status ON messages(topic)' WHERE name = 'idx_messages_status';`,
-  );
-  const r = await cli(['check', db, '--json']);
-  assert.equal(r.status, 1, r.stderr);
-  const out = JSON.parse(r.stdout);
-  const kinds = out.findings.map((f) => `${f.check}/${f.kind} ${f.name ?? ''}`.trim());
-  assert.ok(kinds.includes('schema/extra_column agents.nickname'), kinds.join('\n'));
-  assert.ok(kinds.includes('schema/missing_index idx_agents_lease'), kinds.join('\n'));
-  assert.ok(kinds.includes('schema/index_differs idx_messages_status'), kinds.join('\n'));
-  assert.ok(kinds.some((k) => k.startsWith('foreign_keys/foreign_key_violation role_candidates#')), kinds.join('\n'));
-  assert.ok(kinds.some((k) => k.startsWith('integrity/')), kinds.join('\n'));
-  assert.ok(out.findings.find((f) => f.check === 'integrity').detail.includes('idx_messages_status'));
-  const human = await cli(['check', db]);
-  assert.equal(human.status, 1);
-  assert.match(human.stdout, /^foreign_key_check +1 violation$/m);
-  assert.match(human.stdout, /^ {2}schema: index idx_messages_status is ON messages\(topic\), expected ON messages\(status\)$/m);
-});
-
-// --- checkpoint ---
-
-test('checkpoint: frames before and after; a reader blocks TRUNCATE (exit 1); without it the WAL is emptied', async (t) => {
-  const db = fixtureCopy(t, 'hub-v6.db');
-  const writer = startWriter(t, db, { total: 0, perTx: 1, pauseMs: 5 });
-  await writer.ready;
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const release = await holdReadTransaction(t, db);
-  await new Promise((resolve) => setTimeout(resolve, 300)); // the writer adds frames past the reader's snapshot
-  const blocked = await cli(['checkpoint', db, '--truncate', '--json', '--busy-timeout', '200']);
-  assert.equal(blocked.status, 1, blocked.stderr);
-  const b = JSON.parse(blocked.stdout);
-  assert.equal(b.blocked, true);
-  assert.equal(b.mode, 'truncate');
-  assert.ok(b.frames_before > 0);
-  assert.equal(b.frames_after, b.frames_before - b.frames_checkpointed);
-  const passive = JSON.parse((await cli(['checkpoint', db, '--json'])).stdout);
-  assert.equal(passive.blocked, passive.frames_checkpointed < passive.frames_before);
-  assert.ok(passive.frames_after > 0, 'the reader pins frames a passive checkpoint cannot copy');
-  const humanBlocked = await cli(['checkpoint', db, '--truncate', '--busy-timeout', '100']);
-  assert.equal(humanBlocked.status, 1);
-  assert.match(humanBlocked.stdout, /^blocked +yes/m);
-  await release();
-  await writer.pause(); // connection still open, so the WAL file stays
-  const walBefore = statSync(`${db}-wal`).size;
-  const done = await cli(['checkpoint', db, '--truncate', '--json']);
-  assert.equal(done.status, 0, done.stdout + done.stderr);
-  const d = JSON.parse(done.stdout);
-  assert.deepEqual([d.blocked, d.frames_after, d.wal_size_before, d.wal_size_after], [false, 0, walBefore, 0]);
-  assert.ok(walBefore > 0);
-  const human = await cli(['checkpoint', db]);
-  assert.equal(human.status, 0);
-  assert.match(human.stdout, /^blocked +no$/m);
-  assert.match(human.stdout, /^frames before +\d+/m);
-  await writer.stop();
-});
-
-test('checkpoint on a rollback-journal file reports nothing to do', async (t) => {
-  const db = fixtureCopy(t, 'hub-v5.db');
-  const before = sha256(db);
-  const r = await cli(['checkpoint', db]);
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /journal mode is delete, not wal: nothing to checkpoint/);
-  assert.equal(JSON.parse((await cli(['checkpoint', db, '--json'])).stdout).wal, false);
-  assert.equal(sha256(db), before);
-});
-
-// --- backup ---
-
-test('backup: a verified copy with the same rows; plain progress lines when not on a terminal', async (t) => {
-  const db = fixtureCopy(t, 'hub-v6.db');
-  const before = sha256(db);
-  const out = join(tempDir(t), 'copy.db');
-  const r = await cli(['backup', db, out]);
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stderr, /^backup: 100% \((\d+) of \1 pages\)$/m);
-  assert.doesNotMatch(r.stderr, /\r/);
-  assert.match(r.stdout, /^quick_check +ok$/m);
-  assert.ok(!existsSync(`${out}-wal`) && !existsSync(`${out}-shm`), 'the copy is one file');
-  assert.deepEqual(tableCounts(out), tableCounts(db));
-  assert.equal(sha256(db), before, 'the source is not changed');
-  // The copy is clean by the command's own check.
-  assert.equal((await cli(['check', out])).status, 0);
-
-  const again = await cli(['backup', db, out]);
-  assertOneLineError(again, /already exists \(pass --force/, 'existing out');
-  const forced = await cli(['backup', db, out, '--force', '--vacuum', '--json']);
-  assert.equal(forced.status, 0, forced.stderr);
-  const j = JSON.parse(forced.stdout);
-  assert.equal(j.mode, 'vacuum');
-  assert.equal(j.quick_check, 'ok');
-  assert.deepEqual(j.tables, tableCounts(db));
-  assert.equal(j.bytes, statSync(out).size);
-  assertOneLineError(await cli(['backup', db, join(tempDir(t), 'no', 'such', 'dir.db')]), /directory does not exist/, 'missing dir');
-  assertOneLineError(await cli(['backup', db, db, '--force']), /is the database itself/, 'same file');
-});
-
-test('backup --vacuum compacts: a file with free pages gives a smaller copy', async (t) => {
-  const db = fixtureCopy(t, 'hub-v6.db');
-  await execInChild(db, `CREATE TABLE scratch (b BLOB); INSERT INTO scratch SELECT randomblob(4000) FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 200) SELECT i FROM c); DROP TABLE scratch;`);
-  const free = readOnly(db, (d) => d.pragma('freelist_count', { simple: true }));
-  assert.ok(free > 100);
-  const dir = tempDir(t);
-  const plain = JSON.parse((await cli(['backup', db, join(dir, 'plain.db'), '--json'])).stdout);
-  const vacuumed = JSON.parse((await cli(['backup', db, join(dir, 'vacuum.db'), '--vacuum', '--json'])).stdout);
-  assert.equal(plain.pages - vacuumed.pages, free);
-  assert.deepEqual(vacuumed.tables, plain.tables);
-});
-
-test('backup while the hub writes: the copy is consistent (integrity, one inbox row per message)', async (t) => {
-  const db = fixtureCopy(t, 'hub-v6.db');
-  // Enough pages for many steps.
-  const fill = startWriter(t, db, { total: 8000, perTx: 1000, pauseMs: 0 });
-  const filled = await fill.done;
-  const startCount = readOnly(db, (d) => d.prepare('SELECT COUNT(*) FROM messages').pluck().get());
-  const writer = startWriter(t, db, { total: 0, perTx: 3, pauseMs: 2 });
-  await writer.ready;
-  const out = join(tempDir(t), 'live-copy.db');
-  const r = await cli(['backup', db, out, '--json', '--step', '20']);
-  const written = await writer.stop();
-  assert.equal(r.status, 0, r.stderr);
-  assert.ok(filled === 8000 && written > 0);
-  const result = JSON.parse(r.stdout);
-  assert.equal(result.quick_check, 'ok');
-  assert.ok(result.steps > 1, 'the copy took several steps');
-  const endCount = readOnly(db, (d) => d.prepare('SELECT COUNT(*) FROM messages').pluck().get());
-  const copy = readOnly(out, (d) => ({
-    integrity: d.pragma('integrity_check', { simple: true }),
-    messages: d.prepare('SELECT COUNT(*) FROM messages').pluck().get(),
-    orphanMessages: d.prepare("SELECT COUNT(*) FROM messages m WHERE from_agent = 'writer' AND NOT EXISTS (SELECT 1 FROM message_inbox i WHERE i.message_id = m.id)").pluck().get(),
-    orphanInbox: d.prepare("SELECT COUNT(*) FROM message_inbox i WHERE agent_id = 'reader' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.message_id)").pluck().get(),
-  }));
-  assert.equal(copy.integrity, 'ok');
-  assert.equal(copy.orphanMessages, 0);
-  assert.equal(copy.orphanInbox, 0);
-  assert.ok(copy.messages >= startCount && copy.messages <= endCount, `${startCount} <= ${copy.messages} <= ${endCount}`);
-  assert.equal(copy.messages, result.tables.messages);
-  assert.equal((await cli(['check', out])).status, 0);
-});
-
-test('backup draws a progress bar on a terminal', async (t) => {
-  const db = fixtureCopy(t, 'hub-v6.db');
-  const out = join(tempDir(t), 'tty.db');
-  const sink = () => {
-    const chunks = [];
-    return Object.assign(new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }), { text: () => chunks.join('') });
-  };
-  const stdout = sink();
-  const stderr = sink();
-  const code = await main(['backup', db, out, '--step', '10'], { stdout, stderr, isTTY: true });
-  assert.equal(code, 0, stderr.text());
-  const bar = stderr.text();
-  assert.match(bar, /\r\[#{30}\] 100% {2}(\d+)\/\1 pages\n$/);
-  assert.match(bar, /\r\[#*-+\] +\d+%/, 'a partial bar was drawn before the end');
-  assert.match(stdout.text(), /^quick_check +ok$/m);
 });
 
 // --- bad input ---
@@ -648,6 +315,25 @@ test('usage errors: unknown command or option, missing argument, bad number', as
   assert.equal(none.status, 2);
   const version = await cli(['--version']);
   assert.equal(version.stdout.trim(), `triflux-native-store ${JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version}`);
+});
+
+test('every subcommand has its own --help: its options, the common ones and an example', async () => {
+  for (const [name, spec] of Object.entries(COMMANDS)) {
+    const r = await cli([name, '--help']);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.equal(lines[0], `Usage: triflux-store ${name} ${spec.args.map((a) => `<${a}>`).join(' ')} [options]`);
+    for (const [, flag] of [...Object.values(spec.options), ...Object.values(COMMON)]) {
+      assert.ok(lines.some((l) => l.startsWith(`  ${flag} `)), `${name} --help lists ${flag}`);
+    }
+    const examples = lines.slice(lines.findIndex((l) => /^Examples?:$/.test(l)) + 1);
+    assert.ok(examples.length > 0 && examples.every((l) => l === '' || l.startsWith(`  triflux-store ${name} `)), `${name}: examples`);
+    assert.equal((await cli(['help', name])).stdout, r.stdout, `help ${name}`);
+  }
+  const backup = (await cli(['backup', '--help'])).stdout;
+  for (const flag of ['--vacuum', '--force', '--step <pages>']) assert.match(backup, new RegExp(`^  ${flag} +\\S`, 'm'));
+  assert.match(backup, /^ {2}triflux-store backup hub\.db hub-copy\.db$/m);
+  assertOneLineError(await cli(['help', 'frobnicate']), /unknown command "frobnicate"/, 'help of an unknown command');
 });
 
 test('a reader that closes the pipe early (| head) ends the command quietly', async (t) => {

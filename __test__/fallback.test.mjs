@@ -1,5 +1,5 @@
 // A hub must start without the binary: importing the package never throws, and
-// createStore / new Database / uuidv7 / version() throw one Error that names the
+// createStore / new Database / uuidv7 / version() / readStats throw one Error that names the
 // platform triple, the package that should provide it and the underlying load error.
 // The binary is made "absent" or "unloadable" with the TRIFLUX_NATIVE_STORE_BINARY
 // override, in child processes (a loaded addon cannot be unloaded).
@@ -52,6 +52,18 @@ test('an unloadable binary (not a shared library) fails the same way, with the l
   assert.match(out.error.cause, /invalid ELF header|file too short|not a valid Win32 application|not a mach-o file/i);
 });
 
+test('an override naming a file that is not a .node file says so, and does not suggest setting the variable it is set in', (t) => {
+  const dir = tempDir(t);
+  const notes = join(dir, 'notes.txt');
+  writeFileSync(notes, 'hello world\n');
+  const { out } = run([adapter, join(dir, 'hub.db')], { TRIFLUX_NATIVE_STORE_BINARY: notes });
+  assert.equal(out.type, 'memory');
+  assert.equal(out.error.code, 'ERR_TRIFLUX_NATIVE_BINARY');
+  assert.ok(out.error.message.includes(`TRIFLUX_NATIVE_STORE_BINARY=${notes}: ${notes} is not a native binary (a .node file)`), out.error.message);
+  assert.ok(out.error.message.includes('TRIFLUX_NATIVE_STORE_BINARY is set, so only the file it names was tried'), out.error.message);
+  assert.doesNotMatch(out.error.message, /Unexpected identifier|or set TRIFLUX_NATIVE_STORE_BINARY/);
+});
+
 test('the override pointing at a real binary is used, and the store works', (t) => {
   const dir = tempDir(t);
   const binary = join(repoRoot, `triflux-native-store.${triple}.node`);
@@ -67,16 +79,16 @@ test('every entry point throws the same descriptive Error; require and import ne
     const m = require('triflux-native-store');
     const Database = require('triflux-native-store/better-sqlite3');
     const errors = [];
-    for (const f of [() => m.createStore(${JSON.stringify(dbPath)}), () => new m.Database(':memory:'), () => new Database(':memory:'), () => m.uuidv7(), () => m.version()]) {
+    for (const f of [() => m.createStore(${JSON.stringify(dbPath)}), () => new m.Database(':memory:'), () => new Database(':memory:'), () => m.uuidv7(), () => m.version(), () => m.readStats(${JSON.stringify(dbPath)})]) {
       try { f(); errors.push(null); } catch (e) { errors.push(e.message); }
     }
     m.importBetterSqlite3().then(() => 'resolved', (e) => e.message).then((imported) => {
       console.log(JSON.stringify({ errors, imported, keys: Object.keys(m).sort(), sqliteError: typeof m.SqliteError }));
     });`;
   const { out } = run(['-e', script], { TRIFLUX_NATIVE_STORE_BINARY: missing });
-  assert.deepEqual(out.keys, ['Database', 'SqliteError', 'createStore', 'importBetterSqlite3', 'uuidv7', 'version']);
+  assert.deepEqual(out.keys, ['Database', 'SqliteError', 'createStore', 'importBetterSqlite3', 'readStats', 'uuidv7', 'version']);
   assert.equal(out.sqliteError, 'function');
-  assert.equal(out.errors.length, 5);
+  assert.equal(out.errors.length, 6);
   for (const message of [...out.errors, out.imported]) {
     assert.equal(message, out.errors[0]);
   }

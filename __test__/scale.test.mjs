@@ -3,83 +3,12 @@
 // (bench/original-tick.mjs) in a child process, on a copy of the same file.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import { Database, createStore } from '../index.mjs';
-import { repoRoot, tempDir } from './helpers.mjs';
-
-const SCHEMA_SQL = readFileSync(join(repoRoot, 'src', 'sqlite', 'schema.sql'), 'utf8');
-const CHILD = join(repoRoot, '__test__', 'fixtures', 'original-tick-child.mjs');
-const WIRE_A = 'rk2.eyJwcm9qZWN0X2lkIjoicHJqX2FhYWFhYWFhYWFhYWFhYWFhYWFhYWEiLCJyb2xlX2tpbmQiOiJjdG8ifQ';
-const WIRE_B = 'rk2.eyJwcm9qZWN0X2lkIjoicHJqX2JiYmJiYmJiYmJiYmJiYmJiYmJiYmIiLCJyb2xlX2tpbmQiOiJjdG8ifQ';
-const STATUSES = ['queued', 'delivered', 'acked', 'expired', 'dead_letter'];
-
-function original(job) {
-  const r = spawnSync(process.execPath, [CHILD], { input: JSON.stringify(job), encoding: 'utf8', maxBuffer: 256 << 20 });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout);
-}
-
-/** Deterministic PRNG, so a failure reproduces. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * Thousands of messages on three timestamps (big tie groups), every status, agents and
- * topic addresses mixed, ids in random order (so id order is not rowid order), 400 queued
- * messages already expired (sweepExpired dead-letters them in one go: equal failed_at_ms).
- */
-function tieRows(now, count) {
-  const rand = rng(42);
-  const t0 = now - 60_000;
-  const agents = [
-    ['a1', 'codex', 1, '[]', '["t1","t2"]', now, now + 600_000, 'online', '{}', null, null, null, '[]'],
-    ['a2', 'codex', 2, '[]', '[]', now, now + 600_000, 'online', '{}', null, null, null, '[]'],
-    ['a3', 'claude', 3, '[]', '"t2"', now, now + 600_000, 'stale', '{}', null, null, null, '[]'],
-  ];
-  const targets = ['a1', 'a2', 'a3', 'topic:t1', 'topic:t2', 'topic:t3', 'topic:1', 'x:topic:t1'];
-  const topics = ['t1', 't2', 't3', '1'];
-  const messages = [];
-  const dead = [];
-  for (let i = 0; i < count; i++) {
-    const expiredQueued = i % 10 === 3;
-    const created = expiredQueued ? t0 : t0 + [0, 1, 1, 1, 2][Math.floor(rand() * 5)];
-    const status = expiredQueued ? 'queued' : STATUSES[Math.floor(rand() * 5)];
-    const id = `m-${Math.floor(rand() * 1e9).toString(36)}-${i}`;
-    const wire = i % 7 === 0 ? (i % 14 === 0 ? WIRE_A : WIRE_B) : null;
-    const expires = expiredQueued ? t0 + 5 : i % 2 ? now + 3_600_000 : t0;
-    messages.push([id, 'event', 'a9', targets[Math.floor(rand() * targets.length)], topics[Math.floor(rand() * 4)],
-      1 + Math.floor(rand() * 9), 300_000, created, expires, `c-${i % 50}`, `t-${i % 40}`, `{"i":${i}}`, status, wire]);
-    if (status === 'dead_letter' && i % 3 === 0) dead.push([id, 'manual', t0, null]);
-  }
-  return { agents, messages, dead_letters: dead };
-}
-
-function tickCalls(now) {
-  const calls = [];
-  for (const agent of ['a1', 'a2', 'a3', 'topic:t1', 'nobody']) {
-    for (const max_messages of [1, 7, 20, 100, undefined]) {
-      calls.push(['getAuditMessagesForAgent', agent, { max_messages }]);
-      calls.push(['pollForAgent', agent, { max_messages }]);
-      calls.push(['getAuditMessagesForAgent', agent, { max_messages, include_topics: ['t3', '1', 't3'] }]);
-    }
-  }
-  calls.push(['getAuditMessagesForAgent', 'a2', { include_topics: [1, null, { a: 1 }, 't1'] }]);
-  calls.push(['getQueueDepths'], ['getHubStats'], ['getAuditStats'], ['getDeliveryStats']);
-  calls.push(['listPendingRoleMessages', WIRE_A, now], ['listPendingRoleMessages', WIRE_B, now]);
-  calls.push(['sweepExpired'], ['getDeadLetters', 1000], ['getQueueDepths'], ['getHubStats'], ['getAuditStats']);
-  calls.push(['sweepExpired'], ['getDeadLetters', 3]);
-  return calls;
-}
+import { tempDir } from './helpers.mjs';
+import { runOriginal as original, SCHEMA_SQL, tickCalls, tieRows } from './fixtures/tie-log.mjs';
 
 for (const [label, count, large] of [
   ['a small log (the original statements)', 4_000, false],

@@ -21,7 +21,8 @@ console.log('replay for demo-worker:', store.getAuditMessagesForAgent('demo-work
 console.log('response to the request:', JSON.stringify(store.getResponseByCorrelation(request.correlation_id).payload));
 
 if (has('createAssign')) {
-  store.onAssignStatusChange((event) => console.log(`assign ${event.job_id.slice(0, 8)}… -> ${event.status}`));
+  // The whole id: a UUIDv7 starts with its timestamp, so a prefix looks the same from run to run.
+  store.onAssignStatusChange((event) => console.log(`assign ${event.job_id} -> ${event.status}`));
   const job = store.createAssign({ supervisor_agent: 'demo-lead', worker_agent: 'demo-worker', task: 'compile', payload: { target: 'all' } });
   store.updateAssignStatus(job.job_id, 'running');
   store.updateAssignStatus(job.job_id, 'succeeded', { result: { artifacts: 3 } });
@@ -41,3 +42,4 @@ if (has('upsertRoleReservation')) {
 
 console.log('hub stats:', JSON.stringify(store.getHubStats()));
 store.close();
+console.log(`look into the file: npx triflux-store info ${dbPath}   (npx triflux-store --help: stats, agents, tail, check, backup…)`);

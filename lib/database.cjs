@@ -263,17 +263,20 @@ function Database(filenameGiven, options) {
   const filename = filenameGiven.trim();
   const anonymous = filename === '' || filename === ':memory:';
   const readonly = getBooleanOption(options, 'readonly');
+  // This package's addition: SQLite's immutable open, for a file that cannot be locked.
+  const immutable = getBooleanOption(options, 'immutable');
   const fileMustExist = getBooleanOption(options, 'fileMustExist');
   const timeout = 'timeout' in options ? options.timeout : 5000;
   const verbose = 'verbose' in options ? options.verbose : null;
   if (readonly && anonymous) throw new TypeError('In-memory/temporary databases cannot be readonly');
+  if (immutable && !readonly) throw new TypeError('The "immutable" option requires "readonly"');
   if (!Number.isInteger(timeout) || timeout < 0) throw new TypeError('Expected the "timeout" option to be a positive integer');
   if (timeout > 0x7fffffff) throw new RangeError('Option "timeout" cannot be greater than 2147483647');
   if (verbose != null) throw notSupported('The "verbose" option');
   if (!anonymous && !filename.startsWith('file:') && !existsSync(dirname(filename))) {
     throw new TypeError('Cannot open database because the directory does not exist');
   }
-  initDatabase(this, new native.NativeDb(filename, { readonly, fileMustExist, timeout }), filenameGiven, anonymous, readonly);
+  initDatabase(this, new native.NativeDb(filename, { readonly, fileMustExist, timeout, immutable }), filenameGiven, anonymous, readonly);
 }
 
 function getBooleanOption(options, key) {

@@ -53,7 +53,7 @@ function hostTriple() {
 function candidates(triple) {
   for (const key of OVERRIDES) {
     // An override is taken alone: falling back behind the user's back hides mistakes.
-    if (process.env[key]) return [{ label: `${key}=${process.env[key]}`, path: resolve(process.env[key]) }];
+    if (process.env[key]) return [{ label: `${key}=${process.env[key]}`, path: resolve(process.env[key]), override: key }];
   }
   const packageName = `${PACKAGE}-${triple}`;
   return [
@@ -63,6 +63,10 @@ function candidates(triple) {
 }
 
 function tryLoad(candidate) {
+  // require() runs any other file name as JavaScript ("Unexpected identifier").
+  if (candidate.override && !candidate.path.endsWith('.node')) {
+    throw new Error(`${candidate.path} is not a native binary (a .node file)`);
+  }
   if (candidate.packageName) {
     // A platform package of another release may not have the functions this JS calls.
     const { version } = require(`${candidate.packageName}/package.json`);
@@ -98,11 +102,15 @@ function load() {
     return binding;
   }
   const packageName = `${PACKAGE}-${triple}`;
+  const override = tried.find(({ candidate }) => candidate.override)?.candidate.override;
+  const remedy = override
+    ? `${override} is set, so only the file it names was tried: point it at a ${BINARY_NAME}.${triple}.node file, or unset it.\n`
+    : `or set TRIFLUX_NATIVE_STORE_BINARY to a ${BINARY_NAME}.${triple}.node file.\n`;
   failure = new Error(
     `${PACKAGE}: cannot load the native binary for ${triple}: the package ${packageName} ` +
       `should provide it. Install it (npm installs it as an optional dependency of ${PACKAGE}; ` +
-      `reinstall without --omit=optional and with a lockfile made on this platform), or set ` +
-      `TRIFLUX_NATIVE_STORE_BINARY to a ${BINARY_NAME}.${triple}.node file.\n` +
+      `reinstall without --omit=optional and with a lockfile made on this platform)${override ? '. ' : ', '}` +
+      remedy +
       tried.map(({ candidate, error }) => `  ${candidate.label}: ${error.message.split('\n')[0]}`).join('\n'),
     { cause: tried.at(-1)?.error },
   );

@@ -114,6 +114,8 @@ pub struct OpenOptions {
     pub readonly: Option<bool>,
     pub file_must_exist: Option<bool>,
     pub timeout: Option<f64>,
+    /// SQLite's `immutable=1` (with `readonly`): see `OpenMode::immutable`.
+    pub immutable: Option<bool>,
 }
 
 #[napi]
@@ -125,10 +127,12 @@ impl NativeDb {
             readonly: None,
             file_must_exist: None,
             timeout: None,
+            immutable: None,
         });
         let mode = OpenMode {
             readonly: opts.readonly.unwrap_or(false),
             file_must_exist: opts.file_must_exist.unwrap_or(false),
+            immutable: opts.immutable.unwrap_or(false),
             timeout_ms: opts.timeout,
         };
         match connection::open(&path, mode) {

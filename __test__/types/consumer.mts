@@ -2,8 +2,8 @@
 // every store method and the better-sqlite3 facade the way the hub does, and the
 // mistakes the types must reject, each under @ts-expect-error (tsc fails if one of
 // them stops being an error).
-import { createStore, uuidv7, importBetterSqlite3, version, Database, SqliteError } from 'triflux-native-store';
-import type { AgentRow, AssignRow, MessageRow, RoleResult, Statement, Store, VersionInfo } from 'triflux-native-store';
+import { createStore, uuidv7, importBetterSqlite3, version, readStats, Database, SqliteError } from 'triflux-native-store';
+import type { AgentRow, AssignRow, MessageRow, RoleResult, Statement, Store, StoreStats, VersionInfo } from 'triflux-native-store';
 import BetterSqlite3, { SqliteError as SubpathSqliteError } from 'triflux-native-store/better-sqlite3';
 
 const store: Store = createStore('/tmp/hub.db', { DatabaseCtor: null });
@@ -119,6 +119,9 @@ const bytes: Buffer = db.serialize();
 const other = new Database('/tmp/other.db', { readonly: true, fileMustExist: true, timeout: 100 });
 const flags: boolean = other.open && other.readonly && !other.memory && !other.inTransaction;
 other.close();
+new Database('/tmp/other.db', { readonly: true, immutable: true }).close();
+const stats: StoreStats = readStats('/tmp/other.db', { timeout: 100, immutable: false });
+const statTotals: number = stats.hub.total_messages + stats.audit.assign_failed + stats.queue_depths.dlq + stats.delivery.total_deliveries;
 const viaImport: typeof Database = await importBetterSqlite3();
 const bridgeDb = new BetterSqlite3('/tmp/hub.db', { readonly: true });
 bridgeDb.close();
@@ -156,6 +159,8 @@ untyped.value;
 pragma.length;
 // @ts-expect-error the readonly option is spelt readonly
 new Database('/tmp/x.db', { readOnly: true });
+// @ts-expect-error readStats' statistics are typed: there is no hub.total
+readStats('/tmp/x.db').hub.total;
 
 void [id, versions, leaseId, agent, topicsUpdated, online, swept, payloadText, got, traced, delivered, acked, expired];
-void [sweep, depths, hub, deleted, pruned, keys, recovered, meta, metas, changes, cols, txResult, flags, viaImport, code, backedUp, bytes];
+void [sweep, depths, hub, deleted, pruned, keys, recovered, meta, metas, changes, cols, txResult, flags, viaImport, code, backedUp, bytes, statTotals];

@@ -6,7 +6,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
 import { Database } from 'triflux-native-store';
 
-import { CliError } from './util.mjs';
+import { journalBytes, walBytes, WAL_HEADER_BYTES } from './files.mjs';
+import { CliError, println } from './util.mjs';
 
 /** The schema version this package's store writes (src/sqlite/schema.sql). */
 export const STORE_SCHEMA_VERSION = 6;
@@ -42,15 +43,63 @@ export function checkFile(path) {
   return info;
 }
 
+/** An SQLite error as a one-line CliError about `path` (the SqliteError is its `cause`); other errors as they are. */
+export function cliError(path, error) {
+  if (error && error.name === 'SqliteError') return new CliError(`${path}: ${error.message} (${error.code})`, 2, { cause: error });
+  return error;
+}
+
 /** Runs `fn`, turning SQLite's errors into one-line CliErrors about `path`. */
 export function sqlite(path, fn) {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof CliError) throw error;
-    if (error && error.name === 'SqliteError') throw new CliError(`${path}: ${error.message} (${error.code})`);
-    throw error;
+    throw cliError(path, error);
   }
+}
+
+/** The errors of a read-only open that cannot take SQLite's shared locks or create its -shm. */
+const CANNOT_LOCK = /^SQLITE_(READONLY|CANTOPEN)/;
+
+/**
+ * A read-only connection to `path`. SQLite's usual read-only open needs a -shm it can
+ * create or map for a WAL file; where it cannot (a directory this user cannot write, read-
+ * only media) and the file has no -wal to read, the file is opened immutable instead and
+ * `io` gets one line saying so. A -wal with transactions in it, or a -journal of an
+ * interrupted transaction, cannot be read that way, so those stay errors. Returns { db, immutable }.
+ */
+export function openReadOnly(path, { busyTimeout = 5000, io, quiet = false } = {}) {
+  const shared = sqlite(path, () => new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeout }));
+  let failure;
+  try {
+    // The first read takes the locks (and maps the -shm of a WAL file).
+    shared.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+    return { db: shared, immutable: false };
+  } catch (error) {
+    shared.close();
+    if (!(error && error.name === 'SqliteError' && CANNOT_LOCK.test(error.code))) throw cliError(path, error);
+    failure = error;
+  }
+  if (journalBytes(path) > 0) {
+    throw new CliError(
+      `${path}: cannot be read here: its -journal holds an interrupted transaction that SQLite must roll back first (${failure.code}); ` +
+        'run this as a user who may write the directory',
+    );
+  }
+  if (walBytes(path) > WAL_HEADER_BYTES) {
+    throw new CliError(
+      `${path}: cannot be read here: its -wal holds transactions and SQLite cannot open its -shm to read them (${failure.code}); ` +
+        'run this as a user who may write the directory, or copy the database with its -wal to a writable place',
+    );
+  }
+  const db = sqlite(path, () => new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeout, immutable: true }));
+  if (io && !quiet) {
+    println(
+      io.stderr,
+      `triflux-store: note: ${path} is read immutable (as it is on disk, without locks): SQLite cannot share-lock it here (${failure.code}) and it has no -wal to read`,
+    );
+  }
+  return { db, immutable: true };
 }
 
 /**
@@ -77,13 +126,14 @@ export function schemaVersion(db, path) {
 
 /**
  * Opens `path` read-only (the file must exist and be a hub database of schema version
- * 6 or older). `timeout` is SQLite's busy timeout in ms. Returns { db, version }.
+ * 6 or older): see openReadOnly. `busyTimeout` is SQLite's busy timeout in ms; with
+ * `readonly: false` the validated file is reopened read-write. Returns { db, version, immutable }.
  */
-export function openHub(path, { timeout = 5000, readonly = true } = {}) {
+export function openHub(path, { busyTimeout = 5000, readonly = true } = {}, io = undefined) {
   checkFile(path);
   // Validate with a read-only connection first: a read-write connection may checkpoint
   // the WAL into the file when it closes, and bad input must never change the file.
-  const db = sqlite(path, () => new Database(path, { readonly: true, fileMustExist: true, timeout }));
+  const { db, immutable } = openReadOnly(path, { busyTimeout, io, quiet: !readonly });
   let version;
   try {
     version = schemaVersion(db, path);
@@ -91,10 +141,10 @@ export function openHub(path, { timeout = 5000, readonly = true } = {}) {
     db.close();
     throw error;
   }
-  if (readonly) return { db, version };
+  if (readonly) return { db, version, immutable };
   db.close();
-  const rw = sqlite(path, () => new Database(path, { fileMustExist: true, timeout }));
-  return { db: rw, version };
+  const rw = sqlite(path, () => new Database(path, { fileMustExist: true, timeout: busyTimeout }));
+  return { db: rw, version, immutable: false };
 }
 
 /** Names of the tables in the file, without SQLite's own (sqlite_*). */

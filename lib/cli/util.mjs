@@ -3,8 +3,8 @@
 
 /** An expected failure: printed as one line on stderr, exit code `exitCode`. */
 export class CliError extends Error {
-  constructor(message, exitCode = 2) {
-    super(message);
+  constructor(message, exitCode = 2, options = undefined) {
+    super(message, options);
     this.exitCode = exitCode;
   }
 }
@@ -90,7 +90,6 @@ export function pairs(entries) {
   return entries.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
 }
 
-/** Writes text plus a newline to a stream (the io object's stdout or stderr). */
 /**
  * A listing command's output: with `--json`, `{ now_ms, [key]: rows }`; otherwise a table
  * and a summary line, or "no <key>" when there are no rows. Returns the exit code.
@@ -112,6 +111,7 @@ export function printJson(stream, value) {
   println(stream, JSON.stringify(value, null, 2));
 }
 
+/** Writes text plus a newline to a stream (the io object's stdout or stderr). */
 export function println(stream, text = '') {
   stream.write(`${text}\n`);
 }

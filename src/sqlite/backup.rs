@@ -42,9 +42,8 @@ impl Backups {
         // better-sqlite3 opens the destination read-write with no busy timeout: a locked
         // destination makes a step return SQLITE_BUSY, retried by the next step.
         let mode = OpenMode {
-            readonly: false,
-            file_must_exist: false,
             timeout_ms: Some(0.0),
+            ..OpenMode::default()
         };
         let conn = connection::open(dest, mode)?;
         let backup = RawBackup::init(source, source_name, conn)?;

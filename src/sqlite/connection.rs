@@ -7,11 +7,15 @@ use rusqlite::{ffi, Connection, OpenFlags};
 use super::raw;
 use crate::error::{SResult, StoreError};
 
-/// `new Database(path, { readonly, fileMustExist, timeout })`.
+/// `new Database(path, { readonly, fileMustExist, timeout, immutable })`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpenMode {
     pub readonly: bool,
     pub file_must_exist: bool,
+    /// Read the file as it is on disk, without locks, `-wal` or `-shm` (SQLite's
+    /// `immutable=1`): for a file the caller may not lock, such as one in a directory it
+    /// cannot write. Only with `readonly`.
+    pub immutable: bool,
     /// busy_timeout in milliseconds (better-sqlite3's default is 5000).
     pub timeout_ms: Option<f64>,
 }
@@ -22,8 +26,8 @@ pub fn is_memory(path: &str) -> bool {
 }
 
 /// Opens `path` as a plain file name: URI file names are off in this build
-/// (`-USQLITE_USE_URI`, see .cargo/config.toml) and SQLITE_OPEN_URI is never passed, so
-/// `file:x.db?mode=ro` names a file, as in better-sqlite3.
+/// (`SQLITE_USE_URI=0`, better-sqlite3's defines), so `file:x.db?mode=ro` names a file, as
+/// in better-sqlite3. Only an immutable open builds a URI, from the plain name.
 pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
     // SQLite would silently stop at the NUL and open another file.
     if path.contains('\0') {
@@ -32,6 +36,21 @@ pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
         ));
     }
     let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let uri;
+    let mut name = path;
+    if mode.immutable {
+        if !mode.readonly {
+            return Err(StoreError::type_error("The \"immutable\" option requires \"readonly\""));
+        }
+        if is_memory(path) {
+            return Err(StoreError::type_error(
+                "In-memory/temporary databases cannot be immutable",
+            ));
+        }
+        uri = immutable_uri(path);
+        name = &uri;
+        flags |= OpenFlags::SQLITE_OPEN_URI;
+    }
     if mode.readonly {
         flags |= OpenFlags::SQLITE_OPEN_READ_ONLY;
     } else if mode.file_must_exist {
@@ -39,10 +58,10 @@ pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
     } else {
         flags |= OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
     }
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| match e {
+    let conn = Connection::open_with_flags(name, flags).map_err(|e| match e {
         // rusqlite appends ": <path>" to SQLite's message; better-sqlite3 does not.
         rusqlite::Error::SqliteFailure(err, Some(msg)) => {
-            let suffix = format!(": {path}");
+            let suffix = format!(": {name}");
             let msg = msg.strip_suffix(&suffix).map(str::to_string).unwrap_or(msg);
             StoreError::sqlite(err.extended_code, msg)
         }
@@ -60,6 +79,34 @@ pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
     Ok(conn)
 }
 
+/// A `file:` URI for `path` with `immutable=1`. Every byte but unreserved ones, `/` and
+/// `:` is percent-encoded (so `?`, `#` and `%` stay part of the name); an absolute path
+/// gets an empty authority (`file:///…`), so one starting with `//` is not read as a host.
+fn immutable_uri(path: &str) -> String {
+    let path = if cfg!(windows) {
+        path.replace('\\', "/")
+    } else {
+        path.to_string()
+    };
+    let bytes = path.as_bytes();
+    let drive = cfg!(windows) && bytes.len() >= 2 && bytes[1] == b':' && bytes[0].is_ascii_alphabetic();
+    let mut uri = String::from("file:");
+    if path.starts_with('/') {
+        uri.push_str("//");
+    } else if drive {
+        // "C:/x" -> "file:///C:/x" (SQLite's Windows form).
+        uri.push_str("///");
+    }
+    for &byte in bytes {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => uri.push(byte as char),
+            _ => uri.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
 /// Per-connection settings applied right after opening.
 pub fn configure(conn: &Connection) -> SResult<()> {
     conn.set_prepared_statement_cache_capacity(256);
@@ -71,4 +118,55 @@ pub fn configure(conn: &Connection) -> SResult<()> {
     // store's statements are written for their indexes, so stable plans are kept.
     raw::enable_db_config(conn, ffi::SQLITE_DBCONFIG_ENABLE_QPSG)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn immutable_uri_keeps_the_name_whole() {
+        assert_eq!(immutable_uri("hub.db"), "file:hub.db?immutable=1");
+        assert_eq!(immutable_uri("/var/lib/hub.db"), "file:///var/lib/hub.db?immutable=1");
+        assert_eq!(immutable_uri("//srv/hub.db"), "file:////srv/hub.db?immutable=1");
+        assert_eq!(immutable_uri("a b/h?x#1%.db"), "file:a%20b/h%3Fx%231%25.db?immutable=1");
+        assert_eq!(immutable_uri("dir/h\u{e9}.db"), "file:dir/h%C3%A9.db?immutable=1");
+    }
+
+    #[test]
+    fn an_immutable_open_reads_the_file_and_creates_nothing_beside_it() {
+        let dir = std::env::temp_dir().join(format!("tfx-immutable-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a b?#.db");
+        let path = file.to_str().unwrap();
+        let rw = open(path, OpenMode::default()).unwrap();
+        rw.execute_batch("PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES (7);")
+            .unwrap();
+        drop(rw);
+        let before: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        let mode = OpenMode {
+            readonly: true,
+            file_must_exist: true,
+            immutable: true,
+            timeout_ms: None,
+        };
+        let ro = open(path, mode).unwrap();
+        let x: i64 = ro.query_row("SELECT x FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(x, 7);
+        let during: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(during, before, "no -wal or -shm beside an immutable open");
+        drop(ro);
+        let writable = OpenMode {
+            immutable: true,
+            ..OpenMode::default()
+        };
+        assert!(open(path, writable).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -40,17 +40,34 @@ fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
     )? > 0)
 }
 
+/// Whether any original index that `large_log.sql` drops (its `DROP INDEX IF EXISTS`
+/// lines) is in the file.
+fn has_replaced_indexes(conn: &Connection) -> SResult<bool> {
+    let mut stmt = conn.prepare_cached("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='messages'")?;
+    let present = stmt
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LARGE_LOG_SQL
+        .lines()
+        .filter_map(|line| line.strip_prefix("DROP INDEX IF EXISTS "))
+        .map(|name| name.trim_end_matches(';'))
+        .any(|name| present.iter().any(|p| p == name)))
+}
+
 /// Creates the large-log indexes once the log is large enough (or notes that another
-/// connection did). At open, where a failure is the open's, and from `adapt`.
+/// connection did), and completes a conversion that finds replaced indexes back (an
+/// original store re-creates them when it re-applies its schema.sql; every insert would
+/// then pay for both sets). At open, where a failure is the open's, and from `adapt`.
 fn grow_if_large(core: &Core) -> SResult<()> {
     let mut state = core.scale.get();
     if state.large {
         return Ok(());
     }
     let conn = &core.conn;
-    if has_large_log_indexes(conn)? {
+    let converted = has_large_log_indexes(conn)?;
+    if converted && !has_replaced_indexes(conn)? {
         state.large = true;
-    } else if count(conn, "SELECT COALESCE(MAX(rowid), 0) FROM messages")? >= LARGE_LOG_ROWS {
+    } else if converted || count(conn, "SELECT COALESCE(MAX(rowid), 0) FROM messages")? >= LARGE_LOG_ROWS {
         in_transaction(conn, Behavior::Immediate, || Ok(conn.execute_batch(LARGE_LOG_SQL)?))?;
         state.large = true;
     }

@@ -15,7 +15,7 @@ function parseList(text) {
 export function run({ args, options, io }) {
   const path = args[0];
   const now = intOption(options.now, 'now') ?? Date.now();
-  const { db, version } = openHub(path, options);
+  const { db, version } = openHub(path, options, io);
   let rows;
   try {
     requireTables(db, path, version, ['agents']);

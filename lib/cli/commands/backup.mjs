@@ -1,37 +1,97 @@
 // `triflux-store backup <db> <out>`: an online, consistent copy while the hub keeps
 // writing, through `Database.prototype.backup` (SQLite's online backup, stepped from JS so
 // the event loop stays free). `--vacuum` writes a compacted copy with VACUUM INTO (one
-// snapshot, no progress). The copy is checked (quick_check, row counts) before reporting.
+// snapshot, no progress).
+//
+// The database may be the only copy of the hub's data, so <out> is refused, even with
+// --force, when writing it could touch the database or a file of its set. The copy goes to
+// a temporary file beside <out>, is checked (quick_check, row counts), synced and renamed
+// into place; SIGINT and SIGTERM stop it and remove the temporary files.
 
-import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 
 import { Database } from 'triflux-native-store';
 
+import { SET_SUFFIXES, touchesDatabase } from '../files.mjs';
 import { ident, openHub, sqlite, tableNames } from '../open.mjs';
 import { CliError, bytes, duration, int, intOption, pairs, printJson, println } from '../util.mjs';
 
 const MAX_STEP = 0x7fffffff;
 const BAR_WIDTH = 30;
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 };
 
-function sameFile(a, b) {
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return resolve(a) === resolve(b);
-  }
-}
-
-function prepareDestination(source, out, force) {
+/** Checks <out> before anything is opened or written; throws a one-line error. */
+function checkDestination(source, out, force) {
   if (out === '') throw new CliError('backup: empty <out> path');
+  const clash = touchesDatabase(source, out);
+  if (clash) throw new CliError(`${out}: ${clash} (refused, even with --force: it may hold data that exists nowhere else)`);
   if (!existsSync(dirname(resolve(out)))) throw new CliError(`${out}: directory does not exist`);
   if (existsSync(out)) {
-    if (sameFile(source, out)) throw new CliError(`${out}: is the database itself`);
     if (!statSync(out).isFile()) throw new CliError(`${out}: exists and is not a file`);
     if (!force) throw new CliError(`${out}: already exists (pass --force to replace it)`);
-    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${out}${suffix}`, { force: true });
   }
 }
+
+/** A new, empty temporary file beside `out` (created exclusively, so never someone else's). */
+function createTemporary(out) {
+  const path = join(dirname(resolve(out)), `.${basename(out)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  closeSync(openSync(path, 'wx'));
+  return path;
+}
+
+function removeSet(path) {
+  for (const suffix of SET_SUFFIXES) rmSync(`${path}${suffix}`, { force: true });
+}
+
+function fsyncPath(path, flags) {
+  let fd;
+  try {
+    fd = openSync(path, flags);
+    fsyncSync(fd);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Puts the checked copy in place: synced, then renamed over <out>, then the directory synced. */
+function install(temporary, out) {
+  fsyncPath(temporary, 'r+');
+  // A replaced <out> must not keep its old -wal or -journal: SQLite would apply them to the copy.
+  for (const suffix of SET_SUFFIXES.slice(1)) rmSync(`${out}${suffix}`, { force: true });
+  renameSync(temporary, out);
+  try {
+    fsyncPath(dirname(resolve(out)), 'r');
+  } catch {
+    // Directories cannot be opened for syncing on every platform (Windows).
+  }
+}
+
+/**
+ * SIGINT and SIGTERM while the copy runs: the first stops the copy at its next step (the
+ * command then removes the temporary files); a second removes them at once and exits.
+ */
+function interruptions(temporary) {
+  const state = { signal: null };
+  const handler = (signal) => {
+    if (state.signal !== null) {
+      removeSet(temporary);
+      process.exit(SIGNAL_EXIT[signal]);
+    }
+    state.signal = signal;
+  };
+  for (const signal of Object.keys(SIGNAL_EXIT)) process.on(signal, handler);
+  state.release = () => {
+    for (const signal of Object.keys(SIGNAL_EXIT)) process.off(signal, handler);
+  };
+  return state;
+}
+
+class Interrupted extends Error {}
+
+/** A turn of the event loop: a signal that came during synchronous work runs its handler. */
+const signalsDelivered = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Progress output: a bar redrawn in place on a terminal, a line per 10% otherwise. */
 function progressReporter(io, json) {
@@ -63,13 +123,14 @@ function progressReporter(io, json) {
     },
     done() {
       if (io.isTTY && drawn) stream.write('\n');
+      drawn = false;
     },
   };
 }
 
 /** Opens the finished copy (read-write: it is ours, and closing it leaves no -wal/-shm). */
-function verifyCopy(out) {
-  const db = sqlite(out, () => new Database(out, { fileMustExist: true }));
+function verifyCopy(copyPath, out) {
+  const db = sqlite(out, () => new Database(copyPath, { fileMustExist: true }));
   try {
     return sqlite(out, () => {
       const check = db.pragma('quick_check').map((row) => Object.values(row)[0]);
@@ -88,58 +149,99 @@ function verifyCopy(out) {
   }
 }
 
+/** Copies the open database into `temporary`; returns { steps, restarts }. */
+async function copyInto(db, path, temporary, out, { vacuum, step, report, interrupted }) {
+  if (vacuum) {
+    report.note(`VACUUM INTO ${out} (one consistent snapshot, compacted)`);
+    sqlite(path, () => db.prepare('VACUUM INTO ?').run(temporary));
+    return { steps: 0, restarts: 0 };
+  }
+  let previousRemaining = Infinity;
+  let steps = 0;
+  let restarts = 0;
+  try {
+    await db.backup(temporary, {
+      progress({ totalPages, remainingPages }) {
+        if (interrupted.signal !== null) throw new Interrupted();
+        steps += 1;
+        // The hub wrote between two steps: SQLite restarts the copy. Larger steps
+        // (each one a single read snapshot) let it finish while writes continue.
+        if (remainingPages >= previousRemaining) {
+          restarts += 1;
+          step = Math.min(MAX_STEP, step * 2);
+        }
+        previousRemaining = remainingPages;
+        report.update(totalPages - remainingPages, totalPages);
+        return step;
+      },
+    });
+  } catch (error) {
+    if (error instanceof Interrupted) return { steps, restarts };
+    if (error && error.name === 'SqliteError') throw new CliError(`${out}: ${error.message} (${error.code})`);
+    if (error instanceof TypeError) throw new CliError(`${out}: ${error.message}`);
+    throw error;
+  }
+  return { steps, restarts };
+}
+
 export async function run({ args, options, io }) {
   const [path, out] = args;
-  let step = intOption(options.step, 'step', { min: 1 }) ?? 100;
-  const { db } = openHub(path, options);
+  const step = intOption(options.step, 'step', { min: 1 }) ?? 100;
+  checkDestination(path, out, options.force);
+  const { db } = openHub(path, options, io);
   const report = progressReporter(io, options.json);
   const started = Date.now();
-  let restarts = 0;
-  let steps = 0;
+  let temporary;
+  let interrupted;
+  let installed = false;
+  let copy;
+  let counts;
+  let size;
   try {
-    prepareDestination(path, out, options.force);
-    if (options.vacuum) {
-      report.note(`VACUUM INTO ${out} (one consistent snapshot, compacted)`);
-      sqlite(path, () => db.prepare('VACUUM INTO ?').run(out));
-    } else {
-      let previousRemaining = Infinity;
-      try {
-        await db.backup(out, {
-          progress({ totalPages, remainingPages }) {
-            steps += 1;
-            // The hub wrote between two steps: SQLite restarts the copy. Larger steps
-            // (each one a single read snapshot) let it finish while writes continue.
-            if (remainingPages >= previousRemaining) {
-              restarts += 1;
-              step = Math.min(MAX_STEP, step * 2);
-            }
-            previousRemaining = remainingPages;
-            report.update(totalPages - remainingPages, totalPages);
-            return step;
-          },
-        });
-      } catch (error) {
-        if (error && error.name === 'SqliteError') throw new CliError(`${out}: ${error.message} (${error.code})`);
-        if (error instanceof TypeError) throw new CliError(`${out}: ${error.message}`);
-        throw error;
-      }
+    temporary = createTemporary(out);
+    interrupted = interruptions(temporary);
+    try {
+      counts = await copyInto(db, path, temporary, out, { vacuum: options.vacuum, step, report, interrupted });
+    } finally {
+      db.close();
     }
+    await signalsDelivered();
+    if (interrupted.signal === null) {
+      copy = verifyCopy(temporary, out);
+      size = statSync(temporary).size;
+      await signalsDelivered();
+    }
+    // A copy that fails its check does not replace anything.
+    if (interrupted.signal === null && copy.quick_check === 'ok') {
+      install(temporary, out);
+      installed = true;
+    }
+  } catch (error) {
+    if (error instanceof CliError || !error?.code) throw error;
+    throw new CliError(`${out}: ${error.message}`);
   } finally {
     db.close();
+    if (temporary !== undefined && !installed) removeSet(temporary);
+    interrupted?.release();
   }
-  const copy = verifyCopy(out);
-  if (!options.vacuum) report.update(copy.page_count, copy.page_count);
+  if (interrupted.signal !== null) {
+    report.done();
+    println(io.stderr, `triflux-store: backup stopped by ${interrupted.signal}: the temporary copy was removed, ${out} was not written`);
+    return SIGNAL_EXIT[interrupted.signal];
+  }
+  if (installed && !options.vacuum) report.update(copy.page_count, copy.page_count);
   report.done();
-  const ok = copy.quick_check === 'ok';
+  const ok = installed;
   const result = {
     source: path,
     destination: out,
     mode: options.vacuum ? 'vacuum' : 'backup',
+    written: installed,
     page_size: copy.page_size,
     pages: copy.page_count,
-    bytes: statSync(out).size,
-    steps,
-    restarts,
+    bytes: size,
+    steps: counts.steps,
+    restarts: counts.restarts,
     elapsed_ms: Date.now() - started,
     schema_version: copy.schema_version === null ? null : Number(copy.schema_version),
     quick_check: copy.quick_check,
@@ -149,6 +251,7 @@ export async function run({ args, options, io }) {
     printJson(io.stdout, result);
     return ok ? 0 : 1;
   }
+  const { steps, restarts } = counts;
   println(
     io.stdout,
     pairs([
@@ -162,7 +265,7 @@ export async function run({ args, options, io }) {
             : ''
         }`,
       ],
-      ['quick_check', ok ? 'ok' : copy.quick_check.join('; ')],
+      ['quick_check', ok ? 'ok' : `${copy.quick_check.join('; ')} (the copy was removed, ${out} was not written)`],
       ['rows', Object.entries(copy.tables).map(([t, n]) => `${t} ${int(n)}`).join(', ')],
     ]),
   );

@@ -1,30 +1,66 @@
 // `triflux-store check <db>`: integrity_check (or quick_check), foreign_key_check and the
 // store's v6 schema compared with the file. Exit 0 only when every check is clean.
+//
+// A damaged file is what this command is for: an SQLite error met while opening or
+// checking it is a finding (exit 1), and the other checks still run. Only a file that is
+// not a SQLite database at all (or not a hub database) is bad input (exit 2).
 
-import { openHub, sqlite, STORE_SCHEMA_VERSION } from '../open.mjs';
+import { checkFile, openReadOnly, schemaVersion, STORE_SCHEMA_VERSION } from '../open.mjs';
 import { compareSchema, describeSchema } from '../schema.mjs';
-import { int, println } from '../util.mjs';
+import { CliError, int, printJson, println } from '../util.mjs';
 
 const MAX_INTEGRITY_LINES = 100;
 
-export function run({ args, options, io }) {
-  const path = args[0];
-  const { db, version } = openHub(path, options);
-  let integrity;
-  let foreignKeys;
-  let schema;
+/** The SqliteError behind `error` (thrown as it is or as a CliError's cause), or null. */
+function sqliteErrorOf(error) {
+  if (error && error.name === 'SqliteError') return error;
+  if (error instanceof CliError && error.cause && error.cause.name === 'SqliteError') return error.cause;
+  return null;
+}
+
+/** Runs one check; an SQLite error becomes a finding of that check instead of the command's failure. */
+function attempt(findings, check, what, fn) {
   try {
-    sqlite(path, () => {
-      const pragma = options.quick ? 'quick_check' : 'integrity_check';
-      integrity = db.pragma(`${pragma}(${MAX_INTEGRITY_LINES})`).map((row) => Object.values(row)[0]);
-      foreignKeys = db.pragma('foreign_key_check');
-      schema = compareSchema(describeSchema(db));
-    });
+    return fn();
+  } catch (error) {
+    const cause = sqliteErrorOf(error);
+    if (!cause) throw error;
+    findings.push({ check, kind: 'sqlite_error', name: cause.code, detail: `${what} failed: ${cause.message} (${cause.code})` });
+    return null;
+  }
+}
+
+/** Runs every check on `path`; returns what the output shows. */
+function collect(path, options, io) {
+  checkFile(path);
+  const findings = [];
+  let pragma = options.quick ? 'quick_check' : 'integrity_check';
+  const opened = attempt(findings, 'open', 'reading the file', () => openReadOnly(path, { busyTimeout: options.busyTimeout, io }));
+  if (!opened) return { findings, version: null, integrity: null, foreignKeys: null, schema: null, pragma };
+  const { db } = opened;
+  try {
+    // A file without _meta, or newer than this package, is not a hub database it can check.
+    const version = attempt(findings, 'schema', 'reading the schema version', () => schemaVersion(db, path));
+    const lines = (name) => db.pragma(`${name}(${MAX_INTEGRITY_LINES})`).map((row) => Object.values(row)[0]);
+    let integrity = attempt(findings, 'integrity', pragma, () => lines(pragma));
+    // integrity_check gives up on some damage that quick_check still describes.
+    if (integrity === null && pragma === 'integrity_check') {
+      pragma = 'quick_check';
+      integrity = attempt(findings, 'integrity', pragma, () => lines(pragma));
+    }
+    const foreignKeys = attempt(findings, 'foreign_keys', 'foreign_key_check', () => db.pragma('foreign_key_check'));
+    const schema = attempt(findings, 'schema', 'reading the schema', () => compareSchema(describeSchema(db)));
+    return { findings, version, integrity, foreignKeys, schema, pragma };
   } finally {
     db.close();
   }
+}
+
+export function run({ args, options, io }) {
+  const path = args[0];
+  const { findings: errors, version, integrity, foreignKeys, schema, pragma } = collect(path, options, io);
   const findings = [];
-  if (version !== STORE_SCHEMA_VERSION) {
+  if (version !== null && version !== STORE_SCHEMA_VERSION) {
     findings.push({
       check: 'schema',
       kind: 'schema_version',
@@ -32,11 +68,11 @@ export function run({ args, options, io }) {
       detail: `schema_version is ${version}, the store expects ${STORE_SCHEMA_VERSION} (the hub migrates the file when it next opens it)`,
     });
   }
-  const integrityOk = integrity.length === 1 && integrity[0] === 'ok';
-  if (!integrityOk) {
+  const integrityOk = integrity !== null && integrity.length === 1 && integrity[0] === 'ok';
+  if (integrity !== null && !integrityOk) {
     for (const text of integrity) findings.push({ check: 'integrity', kind: 'integrity', name: null, detail: text });
   }
-  for (const fk of foreignKeys) {
+  for (const fk of foreignKeys ?? []) {
     findings.push({
       check: 'foreign_keys',
       kind: 'foreign_key_violation',
@@ -44,43 +80,42 @@ export function run({ args, options, io }) {
       detail: `${fk.table} row ${fk.rowid ?? '(without rowid)'} refers to a missing ${fk.parent} row (foreign key ${fk.fkid})`,
     });
   }
-  for (const f of schema.findings) findings.push({ check: 'schema', ...f });
+  for (const f of schema?.findings ?? []) findings.push({ check: 'schema', ...f });
+  findings.push(...errors);
   const clean = findings.length === 0;
+  const notes = schema?.notes ?? [];
 
   if (options.json) {
-    println(
-      io.stdout,
-      JSON.stringify(
-        {
-          file: path,
-          schema_version: version,
-          clean,
-          integrity: integrityOk ? 'ok' : integrity,
-          integrity_mode: options.quick ? 'quick_check' : 'integrity_check',
-          foreign_key_violations: foreignKeys.length,
-          schema_compared: schema.compared,
-          findings,
-          notes: schema.notes,
-        },
-        null,
-        2,
-      ),
-    );
+    printJson(io.stdout, {
+      file: path,
+      schema_version: version,
+      clean,
+      integrity: integrityOk ? 'ok' : integrity,
+      integrity_mode: pragma,
+      foreign_key_violations: foreignKeys === null ? null : foreignKeys.length,
+      schema_compared: schema?.compared ?? null,
+      findings,
+      notes,
+    });
     return clean ? 0 : 1;
   }
+  const failed = (check) => errors.some((f) => f.check === check);
+  const count = (n, word) => `${int(n)} ${word}${n === 1 ? '' : 's'}`;
   const schemaFindings = findings.filter((f) => f.check === 'schema');
-  const c = schema.compared;
-  println(io.stdout, `${options.quick ? 'quick_check' : 'integrity_check'}    ${integrityOk ? 'ok' : `${integrity.length} problem${integrity.length > 1 ? 's' : ''}`}`);
-  println(io.stdout, `foreign_key_check  ${foreignKeys.length === 0 ? 'ok' : `${int(foreignKeys.length)} violation${foreignKeys.length > 1 ? 's' : ''}`}`);
-  println(
-    io.stdout,
-    `schema v${STORE_SCHEMA_VERSION}          ${schemaFindings.length === 0 ? 'ok' : `${schemaFindings.length} difference${schemaFindings.length > 1 ? 's' : ''}`} (${c.tables} tables, ${c.columns} columns, ${c.indexes} indexes compared)`,
-  );
+  const integrityText = integrity === null ? 'could not run' : integrityOk ? 'ok' : count(integrity.length, 'problem');
+  const fkText = foreignKeys === null ? 'could not run' : foreignKeys.length === 0 ? 'ok' : count(foreignKeys.length, 'violation');
+  const c = schema?.compared;
+  const schemaText = failed('schema') && !schema
+    ? 'could not run'
+    : `${schemaFindings.length === 0 ? 'ok' : count(schemaFindings.length, 'difference')} (${c.tables} tables, ${c.columns} columns, ${c.indexes} indexes compared)`;
+  println(io.stdout, `${pragma.padEnd(19)}${integrityText}`);
+  println(io.stdout, `foreign_key_check  ${fkText}`);
+  println(io.stdout, `${`schema v${STORE_SCHEMA_VERSION}`.padEnd(19)}${schemaText}`);
   if (findings.length > 0) {
     println(io.stdout);
     for (const f of findings) println(io.stdout, `  ${f.check}: ${f.detail}`);
   }
-  for (const n of schema.notes) println(io.stdout, `  note: ${n.detail}`);
-  println(io.stdout, clean ? '\nclean' : `\nNOT CLEAN: ${findings.length} finding${findings.length > 1 ? 's' : ''}`);
+  for (const n of notes) println(io.stdout, `  note: ${n.detail}`);
+  println(io.stdout, clean ? '\nclean' : `\nNOT CLEAN: ${count(findings.length, 'finding')}`);
   return clean ? 0 : 1;
 }

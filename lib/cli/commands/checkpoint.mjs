@@ -1,15 +1,16 @@
 // `triflux-store checkpoint <db> [--truncate]`: copies the WAL's frames into the database
-// file (the one subcommand that writes). Reports the WAL's frames before and after and
-// whether a reader (or writer) kept the checkpoint from completing.
+// file. Reports the WAL's frames before and after and whether a reader (or writer) kept
+// the checkpoint from completing.
 
 import { statSync } from 'node:fs';
 
+import { walPath } from '../files.mjs';
 import { openHub, sqlite } from '../open.mjs';
 import { bytes, int, pairs, printJson, println } from '../util.mjs';
 
 function walSize(path) {
   try {
-    return statSync(`${path}-wal`).size;
+    return statSync(walPath(path)).size;
   } catch {
     return null;
   }
@@ -18,28 +19,32 @@ function walSize(path) {
 export function run({ args, options, io }) {
   const path = args[0];
   const mode = options.truncate ? 'TRUNCATE' : 'PASSIVE';
-  const { db } = openHub(path, { timeout: options.timeout, readonly: false });
+  const { db } = openHub(path, { busyTimeout: options.busyTimeout, readonly: false });
   let result;
   try {
     result = sqlite(path, () => {
       const journalMode = db.pragma('journal_mode', { simple: true });
       const before = walSize(path);
+      // The WAL's frames as they are (NOOP copies nothing): a complete TRUNCATE resets
+      // the WAL and reports zeros for it.
+      const [was] = db.pragma('wal_checkpoint(NOOP)');
       const [{ busy, log, checkpointed }] = db.pragma(`wal_checkpoint(${mode})`);
       const after = walSize(path);
       if (log === -1) {
         return { file: path, mode: mode.toLowerCase(), journal_mode: journalMode, wal: false };
       }
-      // After a complete TRUNCATE checkpoint the WAL is empty; otherwise the frames not
-      // yet copied into the database are the ones left.
-      const remaining = mode === 'TRUNCATE' && busy === 0 ? 0 : log - checkpointed;
+      // A TRUNCATE that completed emptied the WAL: every frame it had is in the database
+      // file (the hub may have added some between the two calls: at least `was.log`).
+      const reset = mode === 'TRUNCATE' && busy === 0 && log === 0;
+      const framesBefore = reset ? was.log : log;
       return {
         file: path,
         mode: mode.toLowerCase(),
         journal_mode: journalMode,
         wal: true,
-        frames_before: log,
-        frames_checkpointed: checkpointed,
-        frames_after: remaining,
+        frames_before: framesBefore,
+        frames_checkpointed: reset ? framesBefore : checkpointed,
+        frames_after: reset ? 0 : log - checkpointed,
         wal_size_before: before,
         wal_size_after: after,
         blocked: busy === 1 || checkpointed < log,
@@ -68,7 +73,7 @@ export function run({ args, options, io }) {
       [
         'blocked',
         result.blocked
-          ? `yes: another connection (a reader's open snapshot, or a writer) kept the checkpoint from completing${mode === 'TRUNCATE' ? ` within ${options.timeout} ms` : ''}`
+          ? `yes: another connection (a reader's open snapshot, or a writer) kept the checkpoint from completing${mode === 'TRUNCATE' ? ` within ${options.busyTimeout} ms` : ''}`
           : 'no',
       ],
     ]),

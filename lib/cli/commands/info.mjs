@@ -1,13 +1,26 @@
 // `triflux-store info <db>`: what the file is: schema and library versions, sizes, row
 // counts per table, journal mode.
 
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
+import { walPath } from '../files.mjs';
 import { ident, openHub, sqlite, STORE_SCHEMA_VERSION, tableNames } from '../open.mjs';
 import { bytes, int, pairs, printJson, println } from '../util.mjs';
 
 const pkg = createRequire(import.meta.url)('../../../package.json');
+
+/** "wal" when the file's header marks it a WAL database (read and write versions 2), else "delete". */
+function headerJournalMode(path) {
+  const header = Buffer.alloc(20);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, 20, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return header[18] === 2 && header[19] === 2 ? 'wal' : 'delete';
+}
 
 function fileSize(path) {
   try {
@@ -18,8 +31,8 @@ function fileSize(path) {
 }
 
 /** Collects the facts `info` prints (also used by the tests through --json). */
-export function collectInfo(path, options) {
-  const { db, version } = openHub(path, options);
+export function collectInfo(path, options, io) {
+  const { db, version, immutable } = openHub(path, options, io);
   try {
     return sqlite(path, () => {
       const pragma = (name) => db.pragma(name, { simple: true });
@@ -35,12 +48,14 @@ export function collectInfo(path, options) {
         store_schema_version: STORE_SCHEMA_VERSION,
         sqlite_version: db.prepare('SELECT sqlite_version()').pluck().get(),
         package: { name: pkg.name, version: pkg.version },
-        journal_mode: pragma('journal_mode'),
+        // An immutable connection ignores WAL mode (it says "delete"): the header says what the file is.
+        journal_mode: immutable ? headerJournalMode(path) : pragma('journal_mode'),
         page_size: pageSize,
         page_count: pageCount,
         freelist_count: pragma('freelist_count'),
         file_size: fileSize(path),
-        wal_size: fileSize(`${path}-wal`),
+        wal_size: fileSize(walPath(path)),
+        opened: immutable ? 'immutable' : 'read-only',
         tables,
       };
     });
@@ -50,7 +65,7 @@ export function collectInfo(path, options) {
 }
 
 export function run({ args, options, io }) {
-  const info = collectInfo(args[0], { timeout: options.timeout });
+  const info = collectInfo(args[0], options, io);
   if (options.json) {
     printJson(io.stdout, info);
     return 0;

@@ -26,7 +26,7 @@ export function decodeRoleKey(wire) {
 export function run({ args, options, io }) {
   const path = args[0];
   const now = intOption(options.now, 'now') ?? Date.now();
-  const { db, version } = openHub(path, options);
+  const { db, version } = openHub(path, options, io);
   let rows;
   try {
     requireTables(db, path, version, ['role_registry', 'role_candidates']);

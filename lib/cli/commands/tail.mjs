@@ -4,7 +4,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { openHub, requireTables, sqlite } from '../open.mjs';
+import { openHub, openReadOnly, requireTables, sqlite } from '../open.mjs';
 import { intOption, iso, println } from '../util.mjs';
 
 const CHUNK = 1000;
@@ -59,7 +59,7 @@ export async function run({ args, options, io }) {
   const matches = matcher(filter);
   const print = (row) => println(io.stdout, options.json ? JSON.stringify(publicRow(row)) : line(row));
 
-  const { db, version } = openHub(path, options);
+  let { db, version, immutable } = openHub(path, options, io);
   let stop = false;
   const onSignal = () => {
     stop = true;
@@ -81,11 +81,17 @@ export async function run({ args, options, io }) {
     for (const row of recent.reverse()) print(row);
     if (options.once) return 0;
 
-    const next = db.prepare(`SELECT rowid AS _rowid, * FROM messages WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK}`);
+    const NEXT = `SELECT rowid AS _rowid, * FROM messages WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK}`;
     const deadline = timeout === undefined ? Infinity : Date.now() + timeout;
     let shown = 0;
     while (!stop && Date.now() < deadline) {
-      const rows = sqlite(path, () => next.all(last));
+      if (immutable) {
+        // An immutable connection never sees a change: each poll opens the file anew,
+        // with shared locks again as soon as that works (a hub that starts writing it).
+        db.close();
+        ({ db, immutable } = openReadOnly(path, { busyTimeout: options.busyTimeout, quiet: true }));
+      }
+      const rows = sqlite(path, () => db.prepare(NEXT).all(last));
       for (const row of rows) {
         last = row._rowid;
         if (!matches(row)) continue;
