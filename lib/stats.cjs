@@ -7,7 +7,8 @@
 // writes.
 
 const native = require('./native.cjs');
-const { storeStatements } = require('./store/statements.cjs');
+const { TxKind } = require('./protocol.cjs');
+const { storeStatements, transaction } = require('./store/statements.cjs');
 const { statsMethods } = require('./store/stats.cjs');
 
 function readStats(filename, options) {
@@ -21,17 +22,12 @@ function readStats(filename, options) {
   const n = new native.NativeDb(filename, { readonly: true, fileMustExist: true, timeout, immutable });
   try {
     const stats = statsMethods({ S: storeStatements(n.handle), n });
-    native.facadeExec(n.handle, 'BEGIN');
-    try {
-      return {
-        hub: stats.getHubStats(),
-        audit: stats.getAuditStats(),
-        queue_depths: stats.getQueueDepths(),
-        delivery: stats.getDeliveryStats(),
-      };
-    } finally {
-      if (n.inTransaction) native.facadeExec(n.handle, 'COMMIT');
-    }
+    return transaction(n, TxKind.DEFERRED, () => ({
+      hub: stats.getHubStats(),
+      audit: stats.getAuditStats(),
+      queue_depths: stats.getQueueDepths(),
+      delivery: stats.getDeliveryStats(),
+    }));
   } finally {
     n.close();
   }
