@@ -2,8 +2,6 @@
 // §9), on a better-sqlite3 handle: the yardstick of bench/scale.mjs and the reference the
 // tie-order tests compare against. Only these methods; nothing here is a store to use.
 
-import { uuidv7 } from './baseline.mjs';
-
 /** The per-tick methods of the original store (v6 spec, §9), on a better-sqlite3 handle. */
 export function originalMethods(db) {
   const q = (sql) => db.prepare(sql);
@@ -47,10 +45,6 @@ export function originalMethods(db) {
   const pending = q(`SELECT * FROM messages WHERE role_key_wire=? AND status IN ('queued','delivered') AND expires_at_ms > ?
       ORDER BY priority DESC, created_at_ms ASC, id`);
   const deadLetters = q('SELECT * FROM dead_letters ORDER BY failed_at_ms DESC LIMIT ?');
-  const insertMessage = q(`INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms,
-      expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
-      VALUES (@id, @type, @from_agent, @to_agent, @topic, @priority, @ttl_ms, @created_at_ms, @expires_at_ms,
-      @correlation_id, @trace_id, @payload_json, @status, @role_key_wire)`);
   const clamp = (v) => {
     const x = Math.trunc(Number(v));
     return Number.isFinite(x) ? Math.max(1, Math.min(100, x)) : 20;
@@ -103,27 +97,5 @@ export function originalMethods(db) {
     listRolesWithExpiredHolder: (now) => expiredHolders.all(now),
     listPendingRoleMessages: (wire, now) => pending.all(wire, now).map(messageRow),
     getDeadLetters: (limit = 50) => deadLetters.all(limit),
-    // The write a hub makes for every message it routes (ids from the benchmark's uuidv7).
-    auditLog({ type, from, to, topic, priority = 5, ttl_ms = 300000, payload = {}, trace_id, correlation_id, status = 'queued', role_key_wire = null }) {
-      const now = Date.now();
-      const row = {
-        id: uuidv7(),
-        type,
-        from_agent: from,
-        to_agent: to,
-        topic,
-        priority,
-        ttl_ms,
-        created_at_ms: now,
-        expires_at_ms: now + ttl_ms,
-        correlation_id: correlation_id || uuidv7(),
-        trace_id: trace_id || uuidv7(),
-        payload_json: JSON.stringify(payload),
-        status,
-        role_key_wire,
-      };
-      insertMessage.run(row);
-      return { ...row, payload };
-    },
   };
 }

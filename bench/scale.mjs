@@ -22,7 +22,6 @@
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +29,6 @@ import { originalMethods } from './original-tick.mjs';
 import { agentId, generate, refreshRecent, roleWires } from './scale-data.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
 
 /** Messages each side writes through auditLog before the timed reads. */
 const GROW_ROWS = 1000;
@@ -137,19 +135,17 @@ async function child(o) {
   let close;
   let slowestWrite;
   if (o.child === 'baseline') {
-    const Database = require('better-sqlite3');
+    // The benchmark's baseline store opens the file as the original did (the same
+    // PRAGMAs) and brings the original's auditLog; the timed reads are the original's
+    // per-tick statements on its connection.
+    const { createBaselineStore } = await import('./baseline.mjs');
     const t0 = performance.now();
-    const db = new Database(o.file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('wal_autocheckpoint = 1000');
+    const baseline = createBaselineStore(o.file);
     openMs = performance.now() - t0;
-    refreshRecent(db, o.now);
-    store = originalMethods(db);
-    slowestWrite = growThroughStore(store);
-    close = () => db.close();
+    refreshRecent(baseline.db, o.now);
+    store = originalMethods(baseline.db);
+    slowestWrite = growThroughStore(baseline);
+    close = () => baseline.close();
   } else {
     const { createStore } = await import('../index.mjs');
     if (o.grow === 'store') ['', '-wal', '-shm'].forEach((s) => rmSync(o.file + s, { force: true }));
