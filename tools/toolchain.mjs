@@ -1,0 +1,59 @@
+// What the release builds share: running a step loudly, the pinned zig + cargo-zigbuild
+// from PyPI in a project-local virtualenv (.tools/zig), a Rust standard library per
+// target, and the path remapping that keeps this machine's folders out of the binaries.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { root } from './targets.mjs';
+
+const zigDir = join(root, '.tools', 'zig');
+const requirements = join(root, 'tools', 'zig-requirements.txt');
+
+export function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options });
+  if (result.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
+  }
+}
+
+/** zig + cargo-zigbuild at the pinned versions, reinstalled when the pins change; returns their bin folder. */
+export function ensureZig() {
+  const bin = join(zigDir, 'bin');
+  const stamp = join(zigDir, 'requirements.stamp');
+  const wanted = readFileSync(requirements, 'utf8');
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
+    console.log(`toolchain: installing ${wanted.trim().split('\n').join(', ')} into .tools/zig`);
+    run('python3', ['-m', 'venv', zigDir]);
+    run(join(bin, 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
+    // The ziglang wheel has no `zig` command; napi build -x and cargo-zigbuild look for one.
+    writeFileSync(join(bin, 'zig'), '#!/bin/sh\nexec "$(dirname "$0")/python" -m ziglang "$@"\n');
+    chmodSync(join(bin, 'zig'), 0o755);
+    writeFileSync(stamp, wanted);
+  }
+  return bin;
+}
+
+export function ensureRustTarget(rust) {
+  const installed = execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split('\n');
+  if (installed.includes(rust)) return;
+  const added = spawnSync('rustup', ['target', 'add', rust], { stdio: 'inherit' });
+  if (added.status !== 0) {
+    throw new Error(`the Rust standard library for ${rust} is not installed and \`rustup target add ${rust}\` failed: ` +
+      'this machine cannot build that target (the release workflow builds it)');
+  }
+}
+
+/**
+ * rustc flags that replace this checkout's and the cargo home's absolute paths (panic
+ * locations in dependencies) with neutral names, so no build path ships in a binary.
+ */
+export function remapFlags() {
+  const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
+  return [`--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${root}=.`];
+}
+
+/** The env key cargo reads target-only rustflags from (not build scripts or proc macros). */
+export function rustflagsKey(rust) {
+  return `CARGO_TARGET_${rust.toUpperCase().replace(/[-.]/g, '_')}_RUSTFLAGS`;
+}
