@@ -7,9 +7,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './targets.mjs';
 
-const zigDir = join(root, '.tools', 'zig');
-const requirements = join(root, 'tools', 'zig-requirements.txt');
-
 export function run(cmd, args, options = {}) {
   const result = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options });
   if (result.status !== 0) {
@@ -17,21 +14,33 @@ export function run(cmd, args, options = {}) {
   }
 }
 
-/** zig + cargo-zigbuild at the pinned versions, reinstalled when the pins change; returns their bin folder. */
-export function ensureZig() {
-  const bin = join(zigDir, 'bin');
-  const stamp = join(zigDir, 'requirements.stamp');
+/**
+ * A project-local virtualenv .tools/<name> with tools/<name>-requirements.txt installed
+ * from PyPI, made again when the pins change; returns its bin folder.
+ */
+export function ensureVenv(name, afterInstall = () => {}) {
+  const dir = join(root, '.tools', name);
+  const bin = join(dir, 'bin');
+  const requirements = join(root, 'tools', `${name}-requirements.txt`);
+  const stamp = join(dir, 'requirements.stamp');
   const wanted = readFileSync(requirements, 'utf8');
   if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
-    console.log(`toolchain: installing ${wanted.trim().split('\n').join(', ')} into .tools/zig`);
-    run('python3', ['-m', 'venv', zigDir]);
+    console.log(`toolchain: installing ${wanted.trim().split('\n').join(', ')} into .tools/${name}`);
+    run('python3', ['-m', 'venv', dir]);
     run(join(bin, 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', requirements]);
-    // The ziglang wheel has no `zig` command; napi build -x and cargo-zigbuild look for one.
-    writeFileSync(join(bin, 'zig'), '#!/bin/sh\nexec "$(dirname "$0")/python" -m ziglang "$@"\n');
-    chmodSync(join(bin, 'zig'), 0o755);
+    afterInstall(bin);
     writeFileSync(stamp, wanted);
   }
   return bin;
+}
+
+/** zig + cargo-zigbuild at the pinned versions (.tools/zig); returns their bin folder. */
+export function ensureZig() {
+  return ensureVenv('zig', (bin) => {
+    // The ziglang wheel has no `zig` command; napi build -x and cargo-zigbuild look for one.
+    writeFileSync(join(bin, 'zig'), '#!/bin/sh\nexec "$(dirname "$0")/python" -m ziglang "$@"\n');
+    chmodSync(join(bin, 'zig'), 0o755);
+  });
 }
 
 export function ensureRustTarget(rust) {
