@@ -1,6 +1,6 @@
 // Checks of the binaries this machine builds but cannot run: the macOS Mach-O files and,
 // where no musl Node is at hand, the musl ELF files. Each check returns a list of
-// { ok, what } lines; `node tools/check-cross.mjs` checks every such binary in npm/.
+// { ok, what } lines; `node tools/check-cross.mjs [triple…]` checks such binaries in npm/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { peInfo } from './pe.mjs';
 import { root, targets } from './targets.mjs';
 import { glibcVersions } from './check-glibc.mjs';
 
-/** macOS versions Node 20 supports: 10.15+ on x64 (11.0 on arm64); the binaries promise napi-rs's floors. */
+/** The oldest macOS each binary promises: napi-rs's floors, below Node 20's own (10.15 x64, 11.0 arm64). */
 export const MIN_MACOS = { x64: '10.13', arm64: '11.0' };
 const SYSTEM_DYLIB = /^\/(usr\/lib|System)\//;
 
@@ -74,8 +74,11 @@ export function checkWindows(file) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const wanted = process.argv.slice(2);
+  const chosen = targets.filter((x) => (x.os === 'darwin' || x.libc === 'musl') && (wanted.length === 0 || wanted.includes(x.dir)));
+  if (chosen.length === 0) throw new Error(`check-cross: nothing to check for ${wanted.join(' ')} (darwin and musl targets only)`);
   let bad = 0;
-  for (const t of targets.filter((x) => x.os === 'darwin' || x.libc === 'musl')) {
+  for (const t of chosen) {
     const file = join(root, 'npm', t.dir, t.file);
     if (!existsSync(file)) {
       console.log(`FAIL ${t.dir}: ${file} is missing (npm run build:cross)`);
