@@ -22,6 +22,16 @@ function sameFile(a, b) {
   }
 }
 
+/** Windows refuses to delete a file another process has open (EBUSY, or EPERM). */
+function removeOld(file) {
+  try {
+    rmSync(file, { force: true });
+  } catch (error) {
+    if (error.code !== 'EBUSY' && error.code !== 'EPERM') throw error;
+    throw new CliError(`${file}: is open in another process and cannot be replaced (Windows deletes no open file); close it there first`);
+  }
+}
+
 function prepareDestination(source, out, force) {
   if (out === '') throw new CliError('backup: empty <out> path');
   if (!existsSync(dirname(resolve(out)))) throw new CliError(`${out}: directory does not exist`);
@@ -29,7 +39,7 @@ function prepareDestination(source, out, force) {
     if (sameFile(source, out)) throw new CliError(`${out}: is the database itself`);
     if (!statSync(out).isFile()) throw new CliError(`${out}: exists and is not a file`);
     if (!force) throw new CliError(`${out}: already exists (pass --force to replace it)`);
-    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${out}${suffix}`, { force: true });
+    for (const suffix of ['', '-wal', '-shm', '-journal']) removeOld(`${out}${suffix}`);
   }
 }
 
