@@ -15,7 +15,7 @@ import { buildLinux } from './build-linux.mjs';
 import { checkDarwin, checkWindows, MIN_MACOS } from './check-cross.mjs';
 import { ensureLibnode, ensureNode, ensurePackages } from './platform-tools.mjs';
 import { root, targets } from './targets.mjs';
-import { ensureRustTarget, ensureZig, remapFlags, run, rustflagsKey } from './toolchain.mjs';
+import { ensureRustTarget, ensureZig, run, rustflags } from './toolchain.mjs';
 
 const napi = join(root, 'node_modules', '.bin', 'napi');
 
@@ -38,8 +38,8 @@ export function buildDarwin(t) {
   ensurePackages('macho');
   const bin = ensureZig();
   ensureRustTarget(t.rust);
-  const flags = [...remapFlags(), '-C', `link-arg=-Wl,-install_name,@rpath/${t.file}`];
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, MACOSX_DEPLOYMENT_TARGET: MIN_MACOS[t.cpu], [rustflagsKey(t.rust)]: flags.join(' ') };
+  const flags = rustflags('-C', `link-arg=-Wl,-install_name,@rpath/${t.file}`);
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, MACOSX_DEPLOYMENT_TARGET: MIN_MACOS[t.cpu], RUSTFLAGS: flags };
   const staging = join(root, 'target', 'npm-build', t.dir);
   mkdirSync(staging, { recursive: true });
   console.log(`build:cross: ${t.rust} (macOS ${MIN_MACOS[t.cpu]}+) -> npm/${t.dir}/${t.file}`);
@@ -57,7 +57,7 @@ export function buildWindowsTest() {
   const env = {
     ...process.env,
     LIBNODE_PATH: ensureLibnode(ensureNode('win-x64')),
-    [rustflagsKey(windowsTest.rust)]: remapFlags().join(' '),
+    RUSTFLAGS: rustflags(),
   };
   const staging = join(root, 'target', 'cross', windowsTest.dir);
   mkdirSync(staging, { recursive: true });

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { maxGlibc, GLIBC_LIMIT, compareVersions } from './check-glibc.mjs';
 import { describe, root, targets } from './targets.mjs';
-import { ensureRustTarget, ensureZig, remapFlags, run, rustflagsKey } from './toolchain.mjs';
+import { ensureRustTarget, ensureZig, run, rustflags } from './toolchain.mjs';
 
 /** Builds one Linux target into npm/<triple>/; returns the binary's path. */
 export function buildLinux(t) {
   const bin = ensureZig();
   ensureRustTarget(t.rust);
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, [rustflagsKey(t.rust)]: remapFlags().join(' ') };
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, RUSTFLAGS: rustflags() };
   // cargo-zigbuild reads a glibc version from the target suffix; musl is static libc.
   const zigTarget = t.libc === 'glibc' ? `${t.rust}.2.17` : t.rust;
   const staging = join(root, 'target', 'npm-build', t.dir);

@@ -58,8 +58,9 @@ export function checkMusl(file, t) {
   return [
     { ok: machine === t.cpu && buf[4] === 2, what: `ELF64, CPU ${machine}` },
     { ok: glibc.length === 0, what: glibc.length ? `needs GLIBC_${glibc.at(-1)}` : 'no GLIBC symbol versions' },
-    { ok: !needed.some((n) => /^(libc\.so\.6|ld-linux|libgcc_s|libstdc\+\+)/.test(n)) && muslLibc.length === 1, what: `needs ${needed.join(', ') || 'nothing'}` },
+    { ok: !needed.some((n) => /^(libc\.so\.6|ld-linux|libgcc_s|libstdc\+\+)/.test(n)) && muslLibc.length === 1, what: `needs ${needed.join(', ') || 'nothing'} (musl's loader answers any libc.* name with itself)` },
     { ok: interp === null || /ld-musl-/.test(interp), what: interp ? `interpreter ${interp}` : 'no interpreter (a shared object; musl\'s loader maps it)' },
+    noBuildPath(buf),
   ];
 }
 
@@ -70,6 +71,7 @@ export function checkWindows(file) {
     { ok: info.machine === 'x64' && info.dll, what: `PE32+ ${info.dll ? 'DLL' : 'executable'}, CPU ${info.machine}` },
     { ok: info.exports.includes('napi_register_module_v1'), what: `exports ${info.exports.join(', ')}` },
     { ok: !info.imports.some((d) => /^node|libnode/i.test(d)), what: `imports ${info.imports.join(', ')} (N-API resolved from the host process)` },
+    noBuildPath(readFileSync(file)),
   ];
 }
 

@@ -54,15 +54,13 @@ export function ensureRustTarget(rust) {
 }
 
 /**
- * rustc flags that replace this checkout's and the cargo home's absolute paths (panic
+ * RUSTFLAGS that replace this checkout's and the cargo home's absolute paths (panic
  * locations in dependencies) with neutral names, so no build path ships in a binary.
+ * RUSTFLAGS rather than a per-target key: napi build sets RUSTFLAGS itself for musl
+ * (adding -crt-static to what it finds), which would hide a per-target key. With
+ * --target, cargo applies them to the target's crates only.
  */
-export function remapFlags() {
+export function rustflags(...extra) {
   const cargoHome = process.env.CARGO_HOME ?? join(homedir(), '.cargo');
-  return [`--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${root}=.`];
-}
-
-/** The env key cargo reads target-only rustflags from (not build scripts or proc macros). */
-export function rustflagsKey(rust) {
-  return `CARGO_TARGET_${rust.toUpperCase().replace(/[-.]/g, '_')}_RUSTFLAGS`;
+  return [process.env.RUSTFLAGS, `--remap-path-prefix=${cargoHome}=cargo`, `--remap-path-prefix=${root}=.`, ...extra].filter(Boolean).join(' ');
 }
