@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The emulator this suite runs under ('qemu' or 'wine', set by test:platforms), or null. */
+export const emulator = process.env.TRIFLUX_TEST_EMULATOR || null;
+
 /** A fresh temp directory removed when the test ends. */
 export function tempDir(t) {
   const dir = mkdtempSync(join(tmpdir(), 'tfx-native-test-'));
