@@ -13,10 +13,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { peExports } from './pe.mjs';
 import { root } from './targets.mjs';
-import { run } from './toolchain.mjs';
+import { run, runQuiet } from './toolchain.mjs';
 
 export const toolsDir = join(root, '.tools');
-const quiet = { stdio: ['ignore', 'ignore', 'inherit'] };
 
 /** Debian packages each use needs. */
 const PACKAGES = {
@@ -47,8 +46,8 @@ export function ensurePackages(...uses) {
     if (!foreign.split('\n').includes('arm64')) run('dpkg', ['--add-architecture', 'arm64']);
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get', ['update', '-qq'], { env, ...quiet });
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env, ...quiet });
+  runQuiet('apt-get', ['update', '-qq'], { env });
+  runQuiet('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
 /** Node's own build for `platform` (linux-arm64, win-x64) at `version`; returns the node executable. */
@@ -116,8 +115,8 @@ export function ensureWinePrefix() {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return env;
   console.log('platform tools: Wine prefix (Windows 10) in .tools/wine/prefix');
   mkdirSync(env.WINEPREFIX, { recursive: true });
-  run(wineLoader(), ['wineboot', '--init'], { env, ...quiet });
-  run(wineLoader(), ['winecfg', '/v', 'win10'], { env, ...quiet });
+  runQuiet(wineLoader(), ['wineboot', '--init'], { env });
+  runQuiet(wineLoader(), ['winecfg', '/v', 'win10'], { env });
   run(join(dirname(wineLoader()), 'wineserver'), ['-w'], { env });
   const build = join(toolsDir, 'wine', 'shims');
   mkdirSync(build, { recursive: true });
@@ -175,10 +174,9 @@ export function ensureBetterSqlite3Arm64(nodeDir) {
   }
   const gyp = process.env.npm_config_node_gyp ?? nodeGypOfNpm();
   const cross = { CC: 'aarch64-linux-gnu-gcc', CXX: 'aarch64-linux-gnu-g++', LINK: 'aarch64-linux-gnu-g++', AR: 'aarch64-linux-gnu-ar' };
-  run('nice', ['-n', '10', process.execPath, gyp, 'rebuild', '--release', '--loglevel=error', '--arch=arm64', `--nodedir=${nodeDir}`, '-j', '2'], {
+  runQuiet('nice', ['-n', '10', process.execPath, gyp, 'rebuild', '--release', '--arch=arm64', `--nodedir=${nodeDir}`, '-j', '2'], {
     cwd: dir,
     env: { ...process.env, ...cross },
-    ...quiet,
   });
   return dir;
 }

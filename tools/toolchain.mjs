@@ -14,6 +14,15 @@ export function run(cmd, args, options = {}) {
   }
 }
 
+/** Runs a step whose output is noise when it works: shown only if it fails. */
+export function runQuiet(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.status !== 0) {
+    process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+    throw new Error(`${cmd} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
+  }
+}
+
 /**
  * A project-local virtualenv .tools/<name> with tools/<name>-requirements.txt installed
  * from PyPI, made again when the pins change; returns its bin folder.
