@@ -57,8 +57,10 @@ function waitForLine(child, word) {
 /** The hub: a child writing audit messages (with their inbox rows) through createStore. */
 function startWriter(t, dbPath, { total = 0, perTx = 1, pauseMs = 20 } = {}) {
   const child = spawn(process.execPath, [WRITER, dbPath, String(total), String(perTx), String(pauseMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // Windows has no SIGUSR1, and its SIGTERM kills at once: there, the writer reads commands.
+  const command = (signal, line) => (process.platform === 'win32' ? child.stdin.write(`${line}\n`) : child.kill(signal));
   t.after(() => child.exitCode === null && child.kill('SIGKILL'));
   const ready = waitForLine(child, 'ready');
   const done = waitForLine(child, 'done').then((line) => Number(line.split(' ')[1]));
@@ -67,11 +69,11 @@ function startWriter(t, dbPath, { total = 0, perTx = 1, pauseMs = 20 } = {}) {
     done,
     async pause() {
       const paused = waitForLine(child, 'paused');
-      child.kill('SIGUSR1');
+      command('SIGUSR1', 'pause');
       return paused;
     },
     async stop() {
-      child.kill('SIGTERM');
+      command('SIGTERM', 'stop');
       return done;
     },
   };
