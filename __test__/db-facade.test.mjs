@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
 import { Database, createStore } from '../index.mjs';
-import { emulator, repoRoot, tempDir } from './helpers.mjs';
+import { emulator, referenceSkip, repoRoot, tempDir } from './helpers.mjs';
 
 /** A JSON-comparable picture of a value that keeps JS types and key order. */
 function picture(v) {
@@ -39,7 +39,7 @@ function outcome(fn) {
  * Asserts the two recordings are identical, step by step.
  */
 function differential(name, script) {
-  test(name, (t) => {
+  test(name, { skip: referenceSkip }, (t) => {
     const runs = [];
     for (const D of [BetterSqlite3, Database]) {
       const steps = [];
@@ -449,7 +449,7 @@ test('store.db is one stable Database on the store connection; importBetterSqlit
 });
 
 const speedSkip = Boolean(emulator) && `a speed bound: under ${emulator} the two sides' JIT code, N-API calls and C slow down unevenly`;
-test('prepare().get() and prepare().run() stay within 1.2x of better-sqlite3 (plus noise margin)', { skip: speedSkip }, (t) => {
+test('prepare().get() and prepare().run() stay within 1.2x of better-sqlite3 (plus noise margin)', { skip: speedSkip || referenceSkip }, (t) => {
   const dir = tempDir(t);
   const setup = (D, name) => {
     const db = new D(join(dir, name));
