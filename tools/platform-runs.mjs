@@ -38,6 +38,8 @@ export function stage(label, { binary, triple, betterSqlite3 }) {
     for (const entry of readdirSync(source).filter((e) => e !== 'build')) cpSync(join(source, entry), join(modules, 'better-sqlite3', entry), { recursive: true });
   }
   copyFileSync(binary, join(dir, `triflux-native-store.${triple}.node`));
+  // The binary's generated declarations (npm run build writes them beside it; ignored by git).
+  if (existsSync(join(root, 'native.d.ts'))) copyFileSync(join(root, 'native.d.ts'), join(dir, 'native.d.ts'));
   return dir;
 }
 
@@ -80,7 +82,8 @@ export function runSuite(dir, { how, nodeExe, label, tests = ['__test__/'], time
     runEnv = { ...env, PATH: `${dirname(nodeExe)}:${env.PATH}` };
   } else if (how === 'wine') {
     const wine = ensureWinePrefix();
-    runEnv = { ...env, ...wine, WINEPATH: winePath(windowsNpm(nodeExe)) };
+    // npm.cmd, and node.exe itself for npm's lifecycle scripts (`node tools/…`).
+    runEnv = { ...env, ...wine, WINEPATH: `${winePath(windowsNpm(nodeExe))};${winePath(dirname(nodeExe))}` };
     command = wineLoader();
     argv = [nodeExe, ...args];
   }
