@@ -97,7 +97,8 @@ function packableCopy(t, withBinaries) {
 }
 
 function npm(cwd, ...args) {
-  return spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  // npm is npm.cmd on Windows: only a shell finds it.
+  return spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' }, shell: process.platform === 'win32' });
 }
 
 test('npm pack of the main package fails loudly without the host binary, and packs with it', (t) => {
