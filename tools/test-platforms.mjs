@@ -135,6 +135,12 @@ function print() {
   for (const c of cells) console.log(line(c));
   console.log('');
   for (const r of rows) for (const n of r.notes) console.log(`  ${r.target}: ${n}`);
+  // One closing line over every run and check, in the plain "N passed, N failed" form.
+  const totals = rows.reduce((sum, r) => {
+    const m = /^(\d+) \/ (\d+) \/ (\d+)/.exec(r.result);
+    return m ? sum.map((x, i) => x + Number(m[i + 1])) : sum;
+  }, [0, 0, 0]);
+  console.log(`\nplatforms: ${totals[0]} passed, ${totals[1] + (bad > 0 && totals[1] === 0 ? bad : 0)} failed, ${totals[2]} skipped`);
 }
 
 await main();
