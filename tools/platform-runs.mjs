@@ -54,6 +54,19 @@ function windowsNpm(nodeExe) {
   return bin;
 }
 
+/**
+ * Test folders earlier Wine runs left in the prefix's temp folder: Windows deletes no open
+ * file, and a test that ends with its store open leaves its folder (helpers.mjs tempDir).
+ */
+function clearWineTemp(prefix) {
+  const users = join(prefix, 'drive_c', 'users');
+  for (const user of existsSync(users) ? readdirSync(users) : []) {
+    const temp = join(users, user, 'Temp');
+    if (!existsSync(temp)) continue;
+    for (const entry of readdirSync(temp).filter((e) => e.startsWith('tfx-'))) rmSync(join(temp, entry), { recursive: true, force: true });
+  }
+}
+
 /** The TAP totals and the skipped tests (name and reason) of one run's log. */
 export function tapSummary(text) {
   const total = (key) => Number(text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? NaN);
@@ -82,6 +95,7 @@ export function runSuite(dir, { how, nodeExe, label, tests = ['__test__/'], time
     runEnv = { ...env, PATH: `${dirname(nodeExe)}:${env.PATH}` };
   } else if (how === 'wine') {
     const wine = ensureWinePrefix();
+    clearWineTemp(wine.WINEPREFIX);
     // npm.cmd, and node.exe itself for npm's lifecycle scripts (`node tools/…`).
     runEnv = { ...env, ...wine, WINEPATH: `${winePath(windowsNpm(nodeExe))};${winePath(dirname(nodeExe))}` };
     command = wineLoader();
