@@ -12,7 +12,7 @@
 //                                 core suites (what .ci/run runs under emulation)
 // Exits 1 when a run has a failed test or a check fails.
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { windowsTest } from './build-cross.mjs';
 import { checkDarwin, checkMusl } from './check-cross.mjs';
@@ -26,7 +26,9 @@ const majors = option('node') ?? [process.versions.node.split('.')[0]];
 const want = (dir) => !only || only.includes(dir);
 /** The replays of every golden trace and fixture, and the suites of the store's core. */
 const CORE = ['replay', 'foundation', 'behaviours', 'hub-uses', 'fallback', 'windows-paths'].map((n) => `__test__/${n}.test.mjs`);
-const tests = process.argv.includes('--core') ? CORE : ['__test__/'];
+// Named files, not the folder: Node 22's --test takes files and globs, Node 20's no globs.
+const ALL = readdirSync(join(root, '__test__')).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => `__test__/${f}`);
+const tests = process.argv.includes('--core') ? CORE : ALL;
 
 /** This Node's version in its own major line, else the newest `node-<platform>` published in that line. */
 function nodeVersion(platform, major) {
@@ -51,7 +53,7 @@ function requireBinary(file, dir) {
 async function suite({ dir, label, how, nodeExe, binary, triple, betterSqlite3 }) {
   requireBinary(binary, dir);
   const staged = stage(label, { binary, triple, betterSqlite3 });
-  console.log(`test:platforms: ${label}: node --test ${tests.join(' ')} (${how}) …`);
+  console.log(`test:platforms: ${label}: node --test ${tests === ALL ? '__test__/*.test.mjs' : tests.join(' ')} (${how}) …`);
   const r = await runSuite(staged, { how, nodeExe, label, tests });
   const s = tapSummary(r.text);
   const ok = r.code === 0 && s.failed === 0 && s.passed > 0;
