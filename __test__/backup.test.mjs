@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
 import { Database } from '../index.mjs';
-import { repoRoot, tempDir } from './helpers.mjs';
+import { referenceSkip, repoRoot, tempDir } from './helpers.mjs';
 
 function picture(v) {
   if (v === undefined) return ['undefined'];
@@ -58,7 +58,7 @@ function sourceFile(dir, rows) {
  * of the shared file; `step(label, fn)` records an outcome (awaiting promises).
  */
 function differential(name, { rows = 0, fixture = null } = {}, script) {
-  test(name, async (t) => {
+  test(name, { skip: referenceSkip }, async (t) => {
     const shared = tempDir(t);
     const original = fixture ? join(repoRoot, 'fixtures', fixture) : sourceFile(shared, rows);
     const runs = [];

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database, { SqliteError } from 'triflux-native-store/better-sqlite3';
 import * as main from 'triflux-native-store';
 import { createStore } from '../index.mjs';
-import { repoRoot, tempDir } from './helpers.mjs';
+import { referenceSkip, repoRoot, tempDir } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -74,7 +74,7 @@ test('DELETE/UPDATE ... ORDER BY ... LIMIT work (SQLITE_ENABLE_UPDATE_DELETE_LIM
   db.close();
 });
 
-test('SQLite compile options are better-sqlite3 12\'s (build.rs compiles its list) plus the page-cache one', () => {
+test('SQLite compile options are better-sqlite3 12\'s (build.rs compiles its list) plus the page-cache one', { skip: referenceSkip }, () => {
   const options = (rows) => rows.map((r) => r.compile_options).filter((o) => !o.startsWith('COMPILER='));
   const ours = options(new Database(':memory:').pragma('compile_options'));
   const theirs = options(sqlInBetterSqlite3('SELECT compile_options FROM pragma_compile_options'));
@@ -90,7 +90,7 @@ test('SQLite compile options are better-sqlite3 12\'s (build.rs compiles its lis
   assert.equal(version(new Database(':memory:')), sqlInBetterSqlite3('SELECT sqlite_version() AS v')[0].v);
 });
 
-test('"file:" names are plain file names, as in better-sqlite3 (SQLITE_USE_URI=0)', (t) => {
+test('"file:" names are plain file names, as in better-sqlite3 (SQLITE_USE_URI=0)', { skip: referenceSkip }, (t) => {
   const uri = `file:${join(tempDir(t), 'uri.db')}?mode=rwc`;
   const error = (() => {
     try {

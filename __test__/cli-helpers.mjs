@@ -5,15 +5,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import { Database } from '../index.mjs';
-import { repoRoot } from './helpers.mjs';
+import { referenceSkip, repoRoot, secondConnection } from './helpers.mjs';
 
 export const BIN = join(repoRoot, 'bin', 'triflux-store.mjs');
 const WRITER = join(repoRoot, '__test__', 'fixtures', 'hub-writer.mjs');
-const require = createRequire(import.meta.url);
 
 /**
  * Runs the command in a child process; resolves to { status, signal, stdout, stderr, ms }.
@@ -58,8 +56,10 @@ export function waitForLine(child, word) {
 /** The hub: a child writing audit messages (with their inbox rows) through createStore. */
 export function startWriter(t, dbPath, { total = 0, perTx = 1, pauseMs = 20 } = {}) {
   const child = spawn(process.execPath, [WRITER, dbPath, String(total), String(perTx), String(pauseMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // Windows has no SIGUSR1, and its SIGTERM kills at once: there, the writer reads commands.
+  const command = (signal, line) => (process.platform === 'win32' ? child.stdin.write(`${line}\n`) : child.kill(signal));
   t.after(() => child.exitCode === null && child.kill('SIGKILL'));
   const ready = waitForLine(child, 'ready');
   const done = waitForLine(child, 'done').then((line) => Number(line.split(' ')[1]));
@@ -68,11 +68,11 @@ export function startWriter(t, dbPath, { total = 0, perTx = 1, pauseMs = 20 } = 
     done,
     async pause() {
       const paused = waitForLine(child, 'paused');
-      child.kill('SIGUSR1');
+      command('SIGUSR1', 'pause');
       return paused;
     },
     async stop() {
-      child.kill('SIGTERM');
+      command('SIGTERM', 'stop');
       return done;
     },
     /** SIGKILL, as a crash: resolves once the child is gone. */
@@ -105,9 +105,9 @@ process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0
 
 /** Runs a multi-statement SQL script on a file with better-sqlite3, in a child process. */
 export function execInChild(dbPath, sql) {
-  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+  const script = `const D = require(${JSON.stringify(secondConnection)});
 const db = new D(process.argv[1]);
-db.unsafeMode(true); // lets the damage tests use writable_schema
+${referenceSkip ? '' : 'db.unsafeMode(true); // lets the damage tests use writable_schema'}
 db.exec(process.argv[2]);
 db.close();`;
   return new Promise((resolve, reject) => {

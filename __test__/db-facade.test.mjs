@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
 import { Database, createStore } from '../index.mjs';
-import { tempDir } from './helpers.mjs';
+import { referenceSkip, tempDir } from './helpers.mjs';
 
 /** A JSON-comparable picture of a value that keeps JS types and key order. */
 function picture(v) {
@@ -38,7 +38,7 @@ function outcome(fn) {
  * Asserts the two recordings are identical, step by step.
  */
 function differential(name, script) {
-  test(name, (t) => {
+  test(name, { skip: referenceSkip }, (t) => {
     const runs = [];
     for (const D of [BetterSqlite3, Database]) {
       const steps = [];

@@ -1,7 +1,7 @@
 // Shared test helpers: fresh temp directories and fixture copies, all inside the repo's
 // own files (tests never reach outside the repository).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,10 +9,21 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The emulator this suite runs under ('qemu' or 'wine', set by test:platforms), or null. */
+export const emulator = process.env.TRIFLUX_TEST_EMULATOR || null;
+
 /** A fresh temp directory removed when the test ends. */
 export function tempDir(t) {
   const dir = mkdtempSync(join(tmpdir(), 'tfx-native-test-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      // Windows deletes no open file: a test that ends with its store still open (the
+      // process exits soon) leaves its folder to the system's temp cleanup.
+      if (process.platform !== 'win32' || (error.code !== 'EBUSY' && error.code !== 'EPERM')) throw error;
+    }
+  });
   return dir;
 }
 
@@ -54,10 +65,20 @@ export function nextMs() {
 
 const require = createRequire(import.meta.url);
 
+// better-sqlite3 12 is the reference the differential tests compare with. It is a V8 C++
+// addon: test:platforms cross-builds it for arm64, but its Windows binary needs MSVC (or
+// GitHub's prebuilt one), so under Wine it has none. Those tests are skipped there only.
+const referenceBuilt = existsSync(join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node'));
+/** Why the reference cannot run here, or false. For `test(name, { skip: referenceSkip }, …)`. */
+export const referenceSkip = !referenceBuilt && 'better-sqlite3 12, the reference, has no build for this platform here (its Windows binary needs MSVC)';
+/** What a child process opens a second connection with: better-sqlite3, else this package's own. */
+export const secondConnection = referenceBuilt ? require.resolve('better-sqlite3') : join(repoRoot, 'better-sqlite3.cjs');
+
 // A second connection in a child process: better-sqlite3 bundles its own SQLite, and
-// two SQLite copies in one process break each other's POSIX locks on close.
+// two SQLite copies in one process break each other's POSIX locks on close. Where
+// better-sqlite3 has no build, this package's Database (a process of its own too).
 export function sqlInChild(dbPath, sql, params) {
-  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+  const script = `const D = require(${JSON.stringify(secondConnection)});
 const db = new D(process.argv[1]);
 const st = db.prepare(process.argv[2]);
 const out = st.reader ? st.get(...JSON.parse(process.argv[3])) : st.run(...JSON.parse(process.argv[3]));

@@ -97,7 +97,8 @@ function packableCopy(t, withBinaries) {
 }
 
 function npm(cwd, ...args) {
-  return spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  // npm is npm.cmd on Windows: only a shell finds it.
+  return spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' }, shell: process.platform === 'win32' });
 }
 
 test('npm pack of the main package fails loudly without the host binary, and packs with it', (t) => {
@@ -105,7 +106,7 @@ test('npm pack of the main package fails loudly without the host binary, and pac
   const refused = npm(bare, 'pack', '--dry-run');
   assert.notEqual(refused.status, 0);
   assert.match(refused.stderr, /REFUSING TO PACK/);
-  assert.ok(refused.stderr.includes(`npm/${host}/triflux-native-store.${host}.node is missing`), refused.stderr);
+  assert.ok(refused.stderr.includes(`${join('npm', host, `triflux-native-store.${host}.node`)} is missing`), refused.stderr);
 
   const ready = packableCopy(t, [host]);
   const packed = npm(ready, 'pack', '--dry-run', '--json');

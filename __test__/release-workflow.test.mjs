@@ -41,6 +41,17 @@ test('build: one matrix entry per napi target, uploading exactly that binary', (
   assert.match(steps(build), /npm run build:linux -- \$\{\{ matrix\.target \}\}/);
 });
 
+test('build: macOS binaries get an @rpath install name and macOS 11 on arm64, and pass the Mach-O checks before upload', () => {
+  const run = steps(build);
+  assert.match(run, /-install_name,@rpath\/triflux-native-store\.\$\{\{ matrix\.triple \}\}\.node/);
+  assert.match(run, /aarch64-apple-darwin.*MACOSX_DEPLOYMENT_TARGET=11\.0/);
+  assert.match(run, /--remap-path-prefix=\$\{\{ github\.workspace \}\}=\./);
+  const names = build.steps.map((s) => s.name ?? s.uses);
+  const check = build.steps.find((s) => s.run?.startsWith('node tools/check-cross.mjs'));
+  assert.equal(check.if, "runner.os == 'macOS'");
+  assert.ok(names.indexOf(check.name) < names.findIndex((n) => n.startsWith('actions/upload-artifact@')));
+});
+
 test('test: every built binary on its own OS and libc, for Node 20, 22 and 24', () => {
   assert.deepEqual(testJob.needs, 'build');
   const { node, settings } = testJob.strategy.matrix;

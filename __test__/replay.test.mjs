@@ -19,7 +19,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
-import { repoRoot } from './helpers.mjs';
+import { emulator, repoRoot } from './helpers.mjs';
 
 /** @type {Record<string, Record<number, string>>} file (relative to the repo) -> { i: reason } */
 export const EXCLUDED = {
@@ -27,6 +27,9 @@ export const EXCLUDED = {
 };
 
 const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || 1));
+// Under emulation the first segments of a trace run cold (JIT, and qemu translating it)
+// and overrun their second: warm up on a scratch store first (see trace-replay.mjs).
+const WARMUP = emulator ? ['--warmup=400'] : [];
 const TIMEOUT_MS = 10 * 60 * 1000;
 
 const files = [
@@ -77,7 +80,7 @@ function replay(path) {
   return new Promise((resolvePromise) => {
     execFile(
       process.execPath,
-      [join(repoRoot, 'tools', 'trace-replay.mjs'), '--max-report=10', path],
+      [join(repoRoot, 'tools', 'trace-replay.mjs'), '--max-report=10', ...WARMUP, path],
       { cwd: repoRoot, env: { ...process.env, STORE_IMPL: './index.mjs' }, timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolvePromise({ code: error?.code ?? 0, stdout, stderr }),
     );

