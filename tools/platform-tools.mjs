@@ -165,7 +165,11 @@ export function ensureBetterSqlite3Arm64(nodeDir) {
   const { version } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
   const abi = readFileSync(join(nodeDir, 'include', 'node', 'node_version.h'), 'utf8').match(/#define NODE_MODULE_VERSION (\d+)/)[1];
   const dir = join(toolsDir, 'better-sqlite3', `${version}-linux-arm64-abi${abi}`);
-  if (existsSync(join(dir, 'build', 'Release', 'better_sqlite3.node'))) return dir;
+  const binary = join(dir, 'build', 'Release', 'better_sqlite3.node');
+  // An addon registers itself as node_register_module_v<ABI>: a build against other headers
+  // would only fail later, inside the tests, as "compiled against a different Node.js version".
+  const builtFor = () => existsSync(binary) && readFileSync(binary).includes(`node_register_module_v${abi}\0`);
+  if (builtFor()) return dir;
   console.log(`platform tools: better-sqlite3 ${version} for linux-arm64 (Node ABI ${abi})`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -174,10 +178,14 @@ export function ensureBetterSqlite3Arm64(nodeDir) {
   }
   const gyp = process.env.npm_config_node_gyp ?? nodeGypOfNpm();
   const cross = { CC: 'aarch64-linux-gnu-gcc', CXX: 'aarch64-linux-gnu-g++', LINK: 'aarch64-linux-gnu-g++', AR: 'aarch64-linux-gnu-ar' };
+  // node-gyp lets npm's exported config (npm_config_nodedir, _target, _arch…, set when this
+  // runs under `npm run`) override its command line: none of it may reach this build.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_config_')));
   runQuiet('nice', ['-n', '10', process.execPath, gyp, 'rebuild', '--release', '--arch=arm64', `--nodedir=${nodeDir}`, '-j', '2'], {
     cwd: dir,
-    env: { ...process.env, ...cross },
+    env: { ...env, ...cross },
   });
+  if (!builtFor()) throw new Error(`better-sqlite3 for linux-arm64: ${binary} was not built for Node ABI ${abi}`);
   return dir;
 }
 
