@@ -4,7 +4,7 @@
 const native = require('../native.cjs');
 const { decode } = require('../protocol.cjs');
 const { DEFAULT_ASSIGN_TIMEOUT_MS, DEFAULT_ASSIGN_TTL_MS, clampDurationMs, clampMaxMessages, clampPriority } = require('./limits.cjs');
-const { atomic } = require('./statements.cjs');
+const { atomic, elementFlags } = require('./statements.cjs');
 
 const TERMINAL = ['succeeded', 'failed', 'timed_out'];
 
@@ -184,10 +184,7 @@ function assignMethods({ S, n, store, uuidv7 }) {
         }
       }
       const statusList = Array.isArray(statuses) && statuses.length ? statuses : status ? [status] : [];
-      // One placeholder per element; a hole of the caller's array leaves an empty slot, as
-      // the original's `map(() => "?").join(",")` did (a syntax error then): true per
-      // element, false per hole.
-      const statusMarks = Array.from(statusList.map(() => true), Boolean);
+      const statusMarks = elementFlags(statusList);
       values.push(...statusList);
       const activeBefore = Number.isFinite(Number(active_before_ms));
       if (activeBefore) values.push(Math.trunc(Number(active_before_ms)));

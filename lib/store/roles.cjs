@@ -5,7 +5,7 @@
 const native = require('../native.cjs');
 const { TxKind, decode } = require('../protocol.cjs');
 const { ROLE_REACHABILITY_STATES, decodeRoleKey } = require('./role-key.cjs');
-const { atomic, transaction } = require('./statements.cjs');
+const { atomic, elementFlags, transaction } = require('./statements.cjs');
 
 const KEY_FILTERS = ['project_id', 'role_kind', 'scope_id', 'state'];
 
@@ -212,9 +212,7 @@ function roleMethods({ S, n, uuidv7 }) {
       }
       let states = null;
       if (Array.isArray(filter.states) && filter.states.length > 0) {
-        // true per element, false per hole: a hole leaves an empty slot in the IN list, as
-        // the original's `map().join(",")` did (a syntax error then).
-        states = Array.from(filter.states.map(() => true), Boolean);
+        states = elementFlags(filter.states);
         filter.states.forEach((state, index) => {
           params[`state_${index}`] = state;
         });

@@ -61,4 +61,11 @@ function transaction(n, kind, fn) {
  */
 const atomic = (n, fn) => transaction(n, TxKind.IMMEDIATE, fn);
 
-module.exports = { storeStatements, transaction, atomic };
+/**
+ * For an IN list the original built with `array.map(() => "?").join(",")`: true per
+ * element, false per hole of a sparse array, which leaves an empty slot in the list (a
+ * syntax error then, as in the original). The native side writes the placeholders.
+ */
+const elementFlags = (array) => Array.from(array.map(() => true), Boolean);
+
+module.exports = { storeStatements, transaction, atomic, elementFlags };
