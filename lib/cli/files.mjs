@@ -1,9 +1,9 @@
 // A database is more than its file: SQLite keeps a -wal, -shm or -journal beside it (beside
 // the file a symlink points to), and after a killed writer the -wal may hold committed
-// transactions that exist nowhere else. These helpers name that set of files and tell
-// whether a path the command is about to write is one of them.
+// transactions that exist nowhere else. These helpers name that set of files, tell
+// whether a path the command is about to write is one of them, and read their sizes.
 
-import { realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** The suffixes of the files SQLite keeps for a database (the database itself first). */
@@ -35,9 +35,13 @@ function identity(path) {
   }
 }
 
-/** The names a file may have for SQLite: as given and with symlinks resolved. */
-function names(path) {
-  return [...new Set([resolve(path), canonical(path)])];
+/**
+ * The names the file of `path`'s set with `suffix` may have for SQLite: as given and with
+ * symlinks resolved, the suffix put on the link's name or on its target's.
+ */
+function names(path, suffix) {
+  const member = `${path}${suffix}`;
+  return [...new Set([resolve(member), canonical(member), `${resolve(path)}${suffix}`, `${canonical(path)}${suffix}`])];
 }
 
 /**
@@ -48,12 +52,10 @@ function names(path) {
 export function touchesDatabase(db, out) {
   const targets = [];
   for (const suffix of SET_SUFFIXES) {
-    for (const name of names(`${db}${suffix}`).concat(names(db).map((n) => `${n}${suffix}`))) {
-      targets.push({ name, id: identity(name), role: ROLE[suffix] });
-    }
+    for (const name of names(db, suffix)) targets.push({ name, id: identity(name), role: ROLE[suffix] });
   }
   for (const outSuffix of SET_SUFFIXES) {
-    for (const name of names(`${out}${outSuffix}`).concat(names(out).map((n) => `${n}${outSuffix}`))) {
+    for (const name of names(out, outSuffix)) {
       const id = identity(name);
       const hit = targets.find((t) => t.name === name || (id !== null && t.id === id));
       if (hit) return outSuffix === '' ? `is ${hit.role}` : `its ${outSuffix} file would be ${hit.role}`;
@@ -67,14 +69,29 @@ export function walPath(path) {
   return `${canonical(path)}-wal`;
 }
 
-/** Size in bytes of the file SQLite keeps beside the database with `suffix`; 0 when there is none. */
-function besideBytes(path, suffix) {
+/** Size of a file in bytes, or null when there is none. */
+export function fileSize(path) {
   try {
-    return statSync(`${canonical(path)}${suffix}`).size;
+    return statSync(path).size;
   } catch {
-    return 0;
+    return null;
   }
 }
+
+/** The first `length` bytes of a file. */
+export function readHead(path, length) {
+  const head = Buffer.alloc(length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return head;
+}
+
+/** Size in bytes of the file SQLite keeps beside the database with `suffix`; 0 when there is none. */
+const besideBytes = (path, suffix) => fileSize(`${canonical(path)}${suffix}`) ?? 0;
 
 /** Size of the database's -wal file in bytes; 0 when there is none. */
 export const walBytes = (path) => besideBytes(path, '-wal');

@@ -2,11 +2,11 @@
 // errors before SQLite sees the file, a read-only connection through this package's
 // `Database` (never `createStore`, which would migrate the file), and the schema version.
 
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 
 import { Database } from 'triflux-native-store';
 
-import { journalBytes, walBytes, WAL_HEADER_BYTES } from './files.mjs';
+import { journalBytes, readHead, walBytes, WAL_HEADER_BYTES } from './files.mjs';
 import { CliError, println } from './util.mjs';
 
 /** The schema version this package's store writes (src/sqlite/schema.sql). */
@@ -29,15 +29,11 @@ export function checkFile(path) {
   }
   if (!info.isFile()) throw new CliError(`${path}: not a regular file`);
   if (info.size === 0) throw new CliError(`${path}: empty file, not a SQLite database`);
-  const header = Buffer.alloc(16);
-  let fd;
+  let header;
   try {
-    fd = openSync(path, 'r');
-    readSync(fd, header, 0, 16, 0);
+    header = readHead(path, 16);
   } catch (error) {
     throw new CliError(`${path}: ${error.message}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
   if (header.toString('latin1') !== SQLITE_HEADER) throw new CliError(`${path}: not a SQLite database`);
   return info;

@@ -2,19 +2,11 @@
 // file. Reports the WAL's frames before and after and whether a reader (or writer) kept
 // the checkpoint from completing.
 
-import { statSync } from 'node:fs';
-
-import { walPath } from '../files.mjs';
+import { fileSize, walPath } from '../files.mjs';
 import { openHub, sqlite } from '../open.mjs';
 import { bytes, int, pairs, printJson, println } from '../util.mjs';
 
-function walSize(path) {
-  try {
-    return statSync(walPath(path)).size;
-  } catch {
-    return null;
-  }
-}
+const walSize = (path) => fileSize(walPath(path));
 
 export function run({ args, options, io }) {
   const path = args[0];

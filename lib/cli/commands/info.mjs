@@ -1,10 +1,9 @@
 // `triflux-store info <db>`: what the file is: schema and library versions, sizes, row
 // counts per table, journal mode.
 
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-import { walPath } from '../files.mjs';
+import { fileSize, readHead, walPath } from '../files.mjs';
 import { ident, openHub, sqlite, STORE_SCHEMA_VERSION, tableNames } from '../open.mjs';
 import { bytes, int, pairs, printJson, println } from '../util.mjs';
 
@@ -12,22 +11,8 @@ const pkg = createRequire(import.meta.url)('../../../package.json');
 
 /** "wal" when the file's header marks it a WAL database (read and write versions 2), else "delete". */
 function headerJournalMode(path) {
-  const header = Buffer.alloc(20);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, header, 0, 20, 0);
-  } finally {
-    closeSync(fd);
-  }
+  const header = readHead(path, 20);
   return header[18] === 2 && header[19] === 2 ? 'wal' : 'delete';
-}
-
-function fileSize(path) {
-  try {
-    return statSync(path).size;
-  } catch {
-    return null;
-  }
 }
 
 /** Collects the facts `info` prints (also used by the tests through --json). */

@@ -40,7 +40,8 @@ function largeLogIndexNames() {
     .map(([name]) => name);
 }
 
-const sameList = (a, b) => a.length === b.length && a.every((x, i) => x.name === b[i].name && x.sql === b[i].sql);
+const sameIndex = (a, b) => a.name === b.name && a.sql === b.sql;
+const sameList = (a, b) => a.length === b.length && a.every((x, i) => sameIndex(x, b[i]));
 
 /**
  * The file for this connection alone: exclusive locking mode, then a read. In WAL mode
@@ -76,7 +77,6 @@ function restore(path, options, version, converted, large) {
   }
   const original = originalIndexes();
   const ours = new Set([...large, ...original.map((ix) => ix.name)]);
-  const same = (a, b) => a.name === b.name && a.sql === b.sql;
   const db = takeFile(path, options.busyTimeout);
   try {
     const kept = sqlite(path, () => db.prepare(INDEXES_ON_MESSAGES).all()).filter((ix) => ours.has(ix.name));
@@ -92,8 +92,8 @@ function restore(path, options, version, converted, large) {
     const after = sqlite(path, () => db.prepare(INDEXES_ON_MESSAGES).all()).filter((ix) => ours.has(ix.name));
     if (!sameList(after, original)) throw new CliError(`${path}: the indexes on messages are not the original's after the change`);
     return {
-      dropped: kept.filter((ix) => !original.some((o) => same(o, ix))).map((ix) => ix.name),
-      created: original.filter((ix) => !kept.some((k) => same(k, ix))).map((ix) => ix.name),
+      dropped: kept.filter((ix) => !original.some((o) => sameIndex(o, ix))).map((ix) => ix.name),
+      created: original.filter((ix) => !kept.some((k) => sameIndex(k, ix))).map((ix) => ix.name),
       rebuilt: original.map((ix) => ix.name),
     };
   } finally {

@@ -82,6 +82,7 @@ export async function run({ args, options, io }) {
     if (options.once) return 0;
 
     const NEXT = `SELECT rowid AS _rowid, * FROM messages WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK}`;
+    let next = sqlite(path, () => db.prepare(NEXT));
     const deadline = timeout === undefined ? Infinity : Date.now() + timeout;
     let shown = 0;
     while (!stop && Date.now() < deadline) {
@@ -90,8 +91,9 @@ export async function run({ args, options, io }) {
         // with shared locks again as soon as that works (a hub that starts writing it).
         db.close();
         ({ db, immutable } = openReadOnly(path, { busyTimeout: options.busyTimeout, quiet: true }));
+        next = sqlite(path, () => db.prepare(NEXT));
       }
-      const rows = sqlite(path, () => db.prepare(NEXT).all(last));
+      const rows = sqlite(path, () => next.all(last));
       for (const row of rows) {
         last = row._rowid;
         if (!matches(row)) continue;
