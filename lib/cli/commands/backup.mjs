@@ -15,7 +15,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Database } from 'triflux-native-store';
 
 import { SET_SUFFIXES, touchesDatabase } from '../files.mjs';
-import { ident, openHub, sqlite, tableNames } from '../open.mjs';
+import { cliError, ident, openHub, sqlite, tableNames } from '../open.mjs';
 import { CliError, bytes, duration, int, intOption, pairs, printJson, println } from '../util.mjs';
 
 const MAX_STEP = 0x7fffffff;
@@ -187,7 +187,7 @@ async function copyInto(db, path, temporary, out, { vacuum, step, report, interr
     });
   } catch (error) {
     if (error instanceof Interrupted) return { steps, restarts };
-    if (error && error.name === 'SqliteError') throw new CliError(`${out}: ${error.message} (${error.code})`);
+    if (error && error.name === 'SqliteError') throw cliError(out, error);
     if (error instanceof TypeError) throw new CliError(`${out}: ${error.message}`);
     throw error;
   }
