@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readMachO, versionAtMost } from './macho.mjs';
+import { readMachO } from './macho.mjs';
 import { peInfo } from './pe.mjs';
 import { root, targets } from './targets.mjs';
-import { glibcVersions } from './check-glibc.mjs';
+import { compareVersions, glibcVersions } from './check-glibc.mjs';
 
 /** The oldest macOS each binary promises: napi-rs's floors, below Node 20's own (10.15 x64, 11.0 arm64). */
 export const MIN_MACOS = { x64: '10.13', arm64: '11.0' };
@@ -35,7 +35,7 @@ export function checkDarwin(file, t) {
     { ok: m.cpu === t.cpu && m.filetype === 'dylib', what: `Mach-O ${m.filetype}, CPU ${m.cpu}` },
     { ok: napi, what: napi ? '_napi_register_module_v1 exported' : '_napi_register_module_v1 NOT exported' },
     { ok: m.dylibs.length > 0 && foreign.length === 0, what: foreign.length ? `links non-system dylibs: ${foreign.join(', ')}` : `links only ${m.dylibs.join(', ')}` },
-    { ok: m.minMacOS !== null && versionAtMost(m.minMacOS, MIN_MACOS[t.cpu]), what: `minimum macOS ${m.minMacOS} (at most ${MIN_MACOS[t.cpu]})` },
+    { ok: m.minMacOS !== null && compareVersions(m.minMacOS, MIN_MACOS[t.cpu]) <= 0, what: `minimum macOS ${m.minMacOS} (at most ${MIN_MACOS[t.cpu]})` },
     { ok: m.installName === `@rpath/${t.file}`, what: `install name ${m.installName}` },
     { ok: m.symbols < 1000, what: `stripped (${m.symbols} symbol table entries)` },
     noBuildPath(buf),

@@ -8,11 +8,12 @@
 // published: npm takes the host's from its tarball and skips the seven others (other
 // OS or CPU; and offline, not fetchable either).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pkg, root, targets } from './targets.mjs';
+import { npmCli } from './toolchain.mjs';
 
 const require = createRequire(import.meta.url);
 const host = require('../lib/native.cjs').hostTriple();
@@ -50,8 +51,7 @@ try {
   const bin = join(work, 'bin');
   mkdirSync(bin);
   symlinkSync(process.execPath, join(bin, 'node'));
-  const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
-  symlinkSync(npmCli, join(bin, 'npm'));
+  symlinkSync(npmCli(), join(bin, 'npm'));
   const env = { PATH: bin, HOME: join(work, 'home'), npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' };
   for (const tool of ['cargo', 'rustc', 'cc', 'gcc', 'make', 'python3', 'python']) {
     const found = spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { env });

@@ -143,11 +143,3 @@ export function readMachO(buf) {
   }
   return info;
 }
-
-/** True when version a (X.Y[.Z]) is at or below b. */
-export function versionAtMost(a, b) {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
-  return true;
-}

@@ -6,6 +6,7 @@ import { closeSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, readF
 import { dirname, join } from 'node:path';
 import { ensureWinePrefix, toolsDir, wineLoader, winePath } from './platform-tools.mjs';
 import { root } from './targets.mjs';
+import { npmCli } from './toolchain.mjs';
 
 const runsDir = join(toolsDir, 'platforms');
 
@@ -47,8 +48,8 @@ export function stage(label, { binary, triple, betterSqlite3 }) {
 function windowsNpm(nodeExe) {
   const bin = join(toolsDir, 'wine', 'bin');
   mkdirSync(bin, { recursive: true });
-  const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
-  for (const [name, cli] of [['npm', npmCli], ['npx', join(dirname(npmCli), 'npx-cli.js')]]) {
+  const npm = npmCli();
+  for (const [name, cli] of [['npm', npm], ['npx', join(dirname(npm), 'npx-cli.js')]]) {
     writeFileSync(join(bin, `${name}.cmd`), `@"${winePath(nodeExe)}" "${winePath(cli)}" %*\r\n`);
   }
   return bin;

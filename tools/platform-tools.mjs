@@ -8,12 +8,12 @@
 // `node tools/platform-tools.mjs` installs all of it; the build and test scripts call
 // the ensure* functions they need.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { peExports } from './pe.mjs';
 import { root } from './targets.mjs';
-import { run, runQuiet } from './toolchain.mjs';
+import { npmCli, run, runQuiet } from './toolchain.mjs';
 
 export const toolsDir = join(root, '.tools');
 
@@ -152,8 +152,7 @@ export function ensureLibnode(nodeExe) {
 
 /** The node-gyp that npm bundles (npm is on PATH wherever Node is). */
 function nodeGypOfNpm() {
-  const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
-  return join(dirname(dirname(npmCli)), 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+  return join(dirname(dirname(npmCli())), 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 }
 
 /**

@@ -2,10 +2,15 @@
 // from PyPI in a project-local virtualenv (.tools/zig), a Rust standard library per
 // target, and the path remapping that keeps this machine's folders out of the binaries.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './targets.mjs';
+
+/** The npm on PATH, as its JavaScript entry point (npm-cli.js), which any Node can run. */
+export function npmCli() {
+  return realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
+}
 
 export function run(cmd, args, options = {}) {
   const result = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options });
