@@ -4,8 +4,9 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::query::query;
 use super::rows::ASSIGN;
-use super::statements::{query, Stmt};
+use super::stmt::Stmt;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::args_of;
 use crate::js::value::JsVal;

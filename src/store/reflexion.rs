@@ -15,8 +15,9 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::query::query;
 use super::rows::REFLEXION;
-use super::statements::{query, Stmt};
+use super::stmt::Stmt;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_of, Anonymous, Arg, Bound};
 use crate::js::value::{wtf8_from_utf16, JsVal};

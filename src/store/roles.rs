@@ -6,8 +6,9 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::query::query;
 use super::rows::{CANDIDATE, MESSAGE, RAW};
-use super::statements::{query, Effect, Stmt};
+use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
 use crate::js::bind::Arg;
 use crate::js::value::JsVal;

@@ -9,69 +9,15 @@ use std::sync::OnceLock;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::rows::{RowShape, RAW};
+use super::query::busy;
 use super::scale;
+use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, bind_args_with, bind_raw, bound_from_js, Arg, Bound, ParamInfo, TOO_FEW, TOO_MANY};
+use crate::js::bind::{args_of, bind_args_with, bind_raw, bound_from_js, Bound, TOO_FEW, TOO_MANY};
 use crate::js::rows::write_rows;
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, RawStmt};
-
-/// What running a statement means for the large-log indexes (`scale`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    None,
-    /// Inserts a message: the rowid it gets may reach the threshold.
-    InsertsMessage,
-    /// A per-tick read: notices a log that grew by other ways.
-    TickRead,
-}
-
-/// One statement of the store.
-#[derive(Clone, Copy)]
-pub struct Stmt {
-    /// The original's name for it (`S.<name>` in `lib/store/`).
-    pub name: &'static str,
-    pub sql: &'static str,
-    /// The same statement written for the large-log indexes, run once they exist. It
-    /// binds its values as `sql` does (numbered parameters stand for the original's `?`s).
-    pub large_sql: Option<&'static str>,
-    pub rows: &'static RowShape,
-    pub effect: Effect,
-    /// Prepared when the store opens, as the original prepared its statements there: a
-    /// file whose schema lacks a column they use fails in createStore.
-    pub at_open: bool,
-}
-
-impl Stmt {
-    pub const fn new(name: &'static str, sql: &'static str) -> Stmt {
-        Stmt {
-            name,
-            sql,
-            large_sql: None,
-            rows: &RAW,
-            effect: Effect::None,
-            at_open: true,
-        }
-    }
-    pub const fn rows(self, rows: &'static RowShape) -> Stmt {
-        Stmt { rows, ..self }
-    }
-    pub const fn large(self, large_sql: &'static str) -> Stmt {
-        Stmt {
-            large_sql: Some(large_sql),
-            ..self
-        }
-    }
-    pub const fn effect(self, effect: Effect) -> Stmt {
-        Stmt { effect, ..self }
-    }
-    /// Prepared on first use (the original prepared it per call).
-    pub const fn per_call(self) -> Stmt {
-        Stmt { at_open: false, ..self }
-    }
-}
 
 /// Every statement, numbered in the order the original prepared them.
 fn all() -> &'static [Stmt] {
@@ -173,10 +119,6 @@ fn run(core: &Core, stmt: &mut RawStmt) -> SResult<f64> {
     })
 }
 
-fn busy() -> StoreError {
-    StoreError::type_error("This database connection is busy executing a query")
-}
-
 /// One statement as the JS layer sees it.
 #[napi(object)]
 pub struct StatementInfo {
@@ -241,28 +183,6 @@ pub fn store_all(env: Env, db: u32, id: u32, params: JsVal) -> Result<String> {
             write_rows(&core.conn, stmt, def.rows, false)
         })
     })
-}
-
-/// Runs SQL the store builds per call (a WHERE of the filters given) with `args` bound as
-/// better-sqlite3 binds them to the statement, or to `layout` when the SQL numbers the
-/// parameters of a statement the original wrote with `?`s; writes its rows.
-pub fn query(
-    core: &Core,
-    sql: &str,
-    layout: Option<&dyn ParamInfo>,
-    args: &[Arg<'_>],
-    rows: &RowShape,
-) -> SResult<String> {
-    let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
-    let stmt = cache.by_text(&core.conn, sql)?;
-    let values = match layout {
-        Some(layout) => bind_args_with(layout, args)?,
-        None => bind_args_with(&*stmt, args)?,
-    };
-    bind_raw(stmt, &values)?;
-    let output = write_rows(&core.conn, stmt, rows, false);
-    stmt.clear_bindings();
-    output
 }
 
 #[cfg(test)]

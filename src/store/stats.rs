@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::scale;
-use super::statements::{Effect, Stmt};
+use super::stmt::{Effect, Stmt};
 use crate::native_db::with_handle;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
