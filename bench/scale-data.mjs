@@ -16,10 +16,9 @@
 // its output is the same at every size), 10 queued role messages for
 // role 0, and 5 pending human requests; it renews the 100 agents' leases.
 
-import { createRequire } from 'node:module';
 import { encodeRoleKey } from './baseline.mjs';
+import { loadReference } from '../tools/reference.mjs';
 
-const require = createRequire(import.meta.url);
 
 export const AGENTS = 100;
 export const ROLES = 50;
@@ -66,7 +65,7 @@ const MESSAGE_INSERT = `INSERT INTO messages (id, type, from_agent, to_agent, to
  * must not exist). `now` is the generation time; the log ends an hour earlier.
  */
 export function generate(path, n, { bursts = false, schemaSql, now = Date.now() } = {}) {
-  const Database = require('better-sqlite3');
+  const Database = loadReference();
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
