@@ -2,26 +2,23 @@
 //! findReflexion with a context), run on the connection's statement cache.
 
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{bind_args_with, bind_raw, Arg, ParamInfo};
+use crate::js::bind::{bind_raw, Bound};
 use crate::js::rows::{write_rows, RowShape};
 use crate::native_db::Core;
+use crate::sqlite::raw::RawStmt;
 
-/// Runs SQL the store builds per call (a WHERE of the filters given) with `args` bound as
-/// better-sqlite3 binds them to the statement, or to `layout` when the SQL numbers the
-/// parameters of a statement the original wrote with `?`s; writes its rows.
+/// Runs SQL the store builds per call (a WHERE of the filters given): prepared (its
+/// errors come first, as the original prepared it per call), then bound with the values
+/// `bind` computes for it (better-sqlite3's rules, `bind_args_with`); writes its rows.
 pub fn query(
     core: &Core,
     sql: &str,
-    layout: Option<&dyn ParamInfo>,
-    args: &[Arg<'_>],
+    bind: impl FnOnce(&RawStmt) -> SResult<Vec<(usize, Bound)>>,
     rows: &RowShape,
 ) -> SResult<String> {
     let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
     let stmt = cache.by_text(&core.conn, sql)?;
-    let values = match layout {
-        Some(layout) => bind_args_with(layout, args)?,
-        None => bind_args_with(&*stmt, args)?,
-    };
+    let values = bind(stmt)?;
     bind_raw(stmt, &values)?;
     let output = write_rows(&core.conn, stmt, rows, false);
     stmt.clear_bindings();
