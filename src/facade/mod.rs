@@ -17,6 +17,8 @@ mod prepare;
 mod rows;
 mod statement;
 
+pub use statement::{facade_all, facade_get, facade_run};
+
 use std::cell::RefMut;
 
 use crate::error::{SResult, StoreError};

@@ -226,6 +226,13 @@ impl RawStmt {
         }
     }
 
+    /// How often SQLite prepared this statement again (after a schema change): its
+    /// columns may differ from before each time this grows.
+    pub fn reprepares(&self) -> i32 {
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_stmt_status(self.handle, ffi::SQLITE_STMTSTATUS_REPREPARE, 0) }
+    }
+
     pub fn column_count(&self) -> usize {
         // SAFETY: as above.
         usize::try_from(unsafe { ffi::sqlite3_column_count(self.handle) }).unwrap_or(0)

@@ -22,6 +22,8 @@ mod statements;
 mod stats;
 mod stmt;
 
+pub use statements::{store_all, store_get, store_run};
+
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
