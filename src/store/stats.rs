@@ -8,7 +8,6 @@ use napi_derive::napi;
 
 use super::scale;
 use super::statements::{Effect, Stmt};
-use crate::counters_fresh;
 use crate::native_db::with_handle;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -61,18 +60,18 @@ pub(super) const STATEMENTS: &[Stmt] = &[
 // small, are the original's statements with a 0 there.
 const QUEUE_DEPTHS: &str = concat!(
     "SELECT ",
-    counters_fresh!(),
+    crate::counters_fresh!(),
     ", c.urgent, c.normal, c.dead_letters FROM temp.store_counts AS c"
 );
 const HUB_STATS: &str = concat!(
     "SELECT ",
-    counters_fresh!(),
+    crate::counters_fresh!(),
     ", (SELECT COUNT(*) FROM agents WHERE status='online'), c.messages, c.assign_queued + c.assign_running,
  c.urgent, c.normal, c.dead_letters FROM temp.store_counts AS c"
 );
 const AUDIT_STATS: &str = concat!(
     "SELECT ",
-    counters_fresh!(),
+    crate::counters_fresh!(),
     ", (SELECT COUNT(*) FROM agents WHERE status='online'), c.messages, c.dead_letters,
  c.assign_queued, c.assign_running, c.assign_failed, c.assign_timed_out FROM temp.store_counts AS c"
 );
