@@ -17,7 +17,8 @@ const CHILD = join(repoRoot, '__test__', 'fixtures', 'original-tick-child.mjs');
 const THRESHOLD = 10_000;
 const STATS = [['getHubStats'], ['getQueueDepths'], ['getAuditStats']];
 
-// The original's statements (STORE-API.md, getHubStats/getQueueDepths/getAuditStats).
+// The original's statements (the v6 spec's getHubStats/getQueueDepths/getAuditStats, as in
+// bench/original-tick.mjs).
 const ORIGINAL_SQL = {
   online_agents: "SELECT COUNT(*) as cnt FROM agents WHERE status='online'",
   total_messages: 'SELECT COUNT(*) as cnt FROM messages',
