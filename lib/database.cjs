@@ -388,4 +388,9 @@ Object.assign(Database.prototype, {
 const DatabaseInspection = function Database() {};
 Database.SqliteError = SqliteError;
 
-module.exports = { Database, createDbFacade };
+/** The native connection handle behind a Database (for the benchmarks' floor). */
+function connectionHandle(db) {
+  return db[kNative].handle;
+}
+
+module.exports = { Database, createDbFacade, connectionHandle };

@@ -9,9 +9,11 @@
 //! - `statement`: run/get/all/iterate/bind/columns.
 //! - `database`: exec, pragma, transactions, finalisation.
 //! - `backup`: `db.backup()` steps and `db.serialize()`.
+//! - `floor`: the benchmarks' floor (record, replay from Rust).
 
 mod backup;
 mod database;
+mod floor;
 mod js_rows;
 mod prepare;
 mod rows;
