@@ -178,6 +178,21 @@ function prepareFile(path, seeds) {
 }
 
 /**
+ * Brings a freshly opened file to the state the timed runs meet: every table's pages read
+ * once, and a WAL that earlier writes grew and a checkpoint emptied (writing into it then
+ * reuses the file's blocks instead of growing it).
+ */
+function warmUp(db) {
+  for (const table of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()) {
+    db.prepare(`SELECT * FROM "${table.replaceAll('"', '""')}"`).all();
+  }
+  const write = db.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('bench.floor.warm', ?)");
+  for (let i = 0; i < QUIET_FRAMES; i++) write.run(String(i));
+  db.prepare("DELETE FROM _meta WHERE key = 'bench.floor.warm'").run();
+  checkpoint({ db });
+}
+
+/**
  * The floor of a case: `calls` calls on a fresh file with the statements they run
  * recorded (src/sqlite/floor.rs), then the recording replayed from Rust on another fresh
  * file; the median over three replays, in µs per call.
@@ -200,6 +215,7 @@ function floorOf(c, createStore, dir, calls) {
     prepareFile(replayPath, c.seeds);
     const replayer = createStore(replayPath);
     try {
+      warmUp(replayer.db);
       times.push(native.benchFloorReplay(connectionHandle(replayer.db)) / 1e3 / calls);
     } finally {
       replayer.close();
