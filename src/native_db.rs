@@ -16,6 +16,7 @@ use rusqlite::Connection;
 
 use crate::error::{SResult, StoreError};
 use crate::handles::Handles;
+use crate::js::rows::RowLayout;
 use crate::js::throw::Throw;
 use crate::sqlite::backup::Backups;
 use crate::sqlite::connection::{self, OpenMode};
@@ -32,6 +33,9 @@ pub struct Core {
     pub conn: Connection,
     pub memory: bool,
     pub readonly: bool,
+    /// How the store's statements place their columns in rows, by statement slot (kept
+    /// between calls; `js::rows::RowLayout` checks they are still current).
+    pub row_layouts: RefCell<Vec<Option<RowLayout>>>,
     /// Large-log indexes and row counters; only used by the store (`store::scale`).
     pub scale: Cell<LogState>,
 }
@@ -143,6 +147,7 @@ impl NativeDb {
                     conn,
                     memory,
                     readonly: mode.readonly,
+                    row_layouts: RefCell::default(),
                     scale: Default::default(),
                 };
                 let inner: Slot = Rc::new(SlotState {
@@ -216,6 +221,7 @@ impl NativeDb {
             conn,
             memory,
             readonly,
+            row_layouts,
             scale,
         } = core;
         statements.borrow_mut().clear();
@@ -230,6 +236,7 @@ impl NativeDb {
                 conn,
                 memory,
                 readonly,
+                row_layouts,
                 scale,
             };
             *self.inner.core.borrow_mut() = Some(Rc::new(core));

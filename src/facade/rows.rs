@@ -7,7 +7,7 @@ use rusqlite::ffi;
 
 use crate::error::SResult;
 use crate::js::json_out::{JsonArray, JsonOut};
-use crate::js::rows::{write_rows, RowWriter, RAW};
+use crate::js::rows::{write_rows, RowLayout, RowWriter, RAW};
 use crate::sqlite::raw::{self, ColumnMeta, RawStmt};
 use rusqlite::Connection;
 
@@ -35,7 +35,7 @@ pub(super) fn write_row(out: &mut JsonOut, stmt: &RawStmt, mode: RowMode) {
             row.close(out);
         }
         RowMode::Expand => write_expanded(out, stmt, stmt.column_count()),
-        RowMode::Flat => RowWriter::new(stmt, &RAW).write(out, stmt),
+        RowMode::Flat => RowWriter::new(&RowLayout::new(stmt, &RAW), &RAW).write(out, stmt),
     }
 }
 

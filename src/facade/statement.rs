@@ -11,7 +11,7 @@ use crate::js::bind::{args_from, args_of, bind_args_with, bind_raw, Arg};
 use crate::js::json_out::JsonOut;
 use crate::js::napi::{Napi, Raw};
 use crate::js::protocol::pack_statement;
-use crate::js::rows::{plain_shape_id, write_stepped_rows, RAW};
+use crate::js::rows::{write_stepped_rows, RowLayout, RAW};
 use crate::js::value::JsVal;
 use crate::native_db::{core_of, with_handle, Core};
 use crate::sqlite::raw;
@@ -172,7 +172,7 @@ fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt, row_slot
         let reprepares = held.stmt.reprepares();
         let shape = match held.row_shape {
             Some((at, shape)) if at == reprepares => Some(shape),
-            _ => plain_shape_id(&held.stmt),
+            _ => RowLayout::new(&held.stmt, &RAW).shape_id(),
         };
         if let Some(shape) = shape {
             held.row_shape = Some((reprepares, shape));
@@ -183,7 +183,7 @@ fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt, row_slot
         }
     }
     js.set_float64(row_slot, 0, -1.0)?;
-    let text = write_stepped_rows(conn, &mut held.stmt, &RAW, true, status)?;
+    let text = write_stepped_rows(conn, &mut held.stmt, &RAW, true, status, &mut None)?;
     js.string_utf8(text.as_bytes())
 }
 

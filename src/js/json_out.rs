@@ -76,8 +76,10 @@ impl JsonOut {
 
     /// Stored text bytes: invalid UTF-8 becomes U+FFFD per bad byte, as V8 decodes it.
     pub fn text_bytes(&mut self, bytes: &[u8]) {
-        let s = String::from_utf8_lossy(bytes);
-        escape_into(&mut self.buf, &s);
+        match std::str::from_utf8(bytes) {
+            Ok(s) => escape_into(&mut self.buf, s),
+            Err(_) => escape_into(&mut self.buf, &String::from_utf8_lossy(bytes)),
+        }
     }
 
     pub fn key(&mut self, first: &mut bool, name: &str) {
@@ -128,7 +130,7 @@ impl JsonOut {
         match v {
             ValueRef::Null => self.raw(fallback),
             ValueRef::Text(t) | ValueRef::Blob(t) => {
-                let s = String::from_utf8_lossy(t);
+                let s = std::str::from_utf8(t).map_or_else(|_| String::from_utf8_lossy(t), std::borrow::Cow::Borrowed);
                 if is_valid_json(&s) {
                     self.raw(s.trim_matches(JSON_WS));
                 } else {
@@ -151,11 +153,33 @@ impl JsonOut {
 
 const JSON_WS: &[char] = &[' ', '\t', '\n', '\r'];
 
+/// Whether any of the eight bytes in `word` needs escaping in a JSON string (`"`, `\\` or
+/// a control character below 0x20): the usual word-at-a-time zero-byte test, so that
+/// long runs of plain text are skipped eight bytes at a time.
+fn word_needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH != 0;
+    zero_byte(word ^ (ONES * u64::from(b'"')))
+        || zero_byte(word ^ (ONES * u64::from(b'\\')))
+        || word.wrapping_sub(ONES * 0x20) & !word & HIGH != 0
+}
+
 pub fn escape_into(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            if !word_needs_escape(word) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         let esc: Option<&str> = match b {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),
@@ -163,7 +187,10 @@ pub fn escape_into(out: &mut String, s: &str) {
             b'\r' => Some("\\r"),
             b'\t' => Some("\\t"),
             0..=0x1f => None,
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.push_str(&s[start..i]);
         match esc {
@@ -174,7 +201,8 @@ pub fn escape_into(out: &mut String, s: &str) {
                 out.push(char::from(b"0123456789abcdef"[(b & 0xf) as usize]));
             }
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
@@ -218,6 +246,18 @@ mod tests {
         o.raw(",");
         o.num(f64::INFINITY);
         assert_eq!(o.buf, "0.7,1e21,5e-7,1e999");
+    }
+
+    #[test]
+    fn escapes_in_long_text_at_every_position() {
+        for at in 0..20 {
+            for special in ["\"", "\\", "\n", "\u{1f}", "\u{7f}", "é"] {
+                let text = format!("{}{special}{}", "a".repeat(at), "b".repeat(19 - at));
+                let mut ours = String::new();
+                escape_into(&mut ours, &text);
+                assert_eq!(ours, serde_json::to_string(&text).unwrap(), "{text:?}");
+            }
+        }
     }
 
     #[test]

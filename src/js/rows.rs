@@ -9,11 +9,6 @@
 //! `parseJson` with its fallback). `RowWriter::write` writes one row as an object, for the
 //! facade's iterators.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
 use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
@@ -21,6 +16,8 @@ use rusqlite::Connection;
 use crate::error::SResult;
 use crate::js::json_out::{JsonArray, JsonOut};
 use crate::sqlite::raw::{self, RawStmt};
+
+use super::shapes::{shape_id, split_keys};
 
 /// The shape of a table's rows as the original returned them.
 pub struct RowShape {
@@ -46,117 +43,95 @@ enum Column {
     Json,
 }
 
-/// Writes the rows of one statement in one shape. Laid out per call, not per prepare: a
-/// `SELECT *` gains columns when someone alters the table.
-pub struct RowWriter<'s> {
-    shape: &'s RowShape,
+/// Where a statement's columns go in its rows, and the rows' shape. Valid while SQLite
+/// has not prepared the statement again (a `SELECT *` gains columns when someone alters
+/// the table): callers that keep it ([`RowLayout::current`]) check that first.
+pub struct RowLayout {
+    reprepares: i32,
+    shape_of: *const RowShape,
     columns: Vec<Column>,
-    /// Where each of `shape.json`'s columns is, if the statement has it.
+    /// Where each of the shape's `json` columns is, if the statement has it.
     json_at: [Option<usize>; 4],
+    /// The registered shape (None once the registry is full: the keys go inline).
+    shape_id: Option<u32>,
+    /// The keys, joined by NUL.
+    keys: String,
 }
 
-/// Shapes seen in this thread (a JS realm's addon calls all run on its thread): their
-/// keys, joined by NUL, by number and numbers by keys.
-#[derive(Default)]
-struct Shapes {
-    ids: HashMap<String, u32>,
-    keys: Vec<String>,
-}
-
-/// Numbered shapes kept at most: past this (SQL made up per call with ever new column
-/// names) a text carries its keys itself and nothing more is kept.
-const MAX_SHAPES: usize = 4096;
-
-thread_local! {
-    static SHAPES: RefCell<Shapes> = RefCell::new(Shapes::default());
-}
-
-/// The number of the shape with these keys (joined by NUL), registered on first sight;
-/// None when the registry is full.
-fn shape_id(joined: &str) -> Option<u32> {
-    SHAPES.with(|shapes| {
-        let mut shapes = shapes.borrow_mut();
-        if let Some(&id) = shapes.ids.get(joined) {
-            return Some(id);
-        }
-        if shapes.keys.len() >= MAX_SHAPES {
-            return None;
-        }
-        let id = shapes.keys.len() as u32;
-        shapes.keys.push(joined.to_string());
-        shapes.ids.insert(joined.to_string(), id);
-        Some(id)
-    })
-}
-
-/// Keys joined by NUL, one by one (none for an empty text).
-fn split_keys(joined: &str) -> impl Iterator<Item = &str> {
-    joined.split('\0').filter(move |_| !joined.is_empty())
-}
-
-/// The keys of row shape `id`, in order (the JS layer asks once per shape).
-#[napi]
-pub fn row_keys(id: u32) -> Result<Vec<String>> {
-    SHAPES.with(|shapes| {
-        let shapes = shapes.borrow();
-        let joined = shapes
-            .keys
-            .get(id as usize)
-            .ok_or_else(|| Error::new(Status::InvalidArg, format!("no row shape {id}")))?;
-        Ok(split_keys(joined).map(str::to_string).collect())
-    })
-}
-
-impl<'s> RowWriter<'s> {
-    pub fn new(stmt: &RawStmt, shape: &'s RowShape) -> Self {
+impl RowLayout {
+    /// Lays out a statement that has been stepped (its columns are current then).
+    pub fn new(stmt: &RawStmt, shape: &RowShape) -> Self {
         let mut columns = Vec::with_capacity(stmt.column_count());
         let mut json_at = [None; 4];
+        let mut keys = String::with_capacity(16 * stmt.column_count());
+        let mut push_key = |key: &str| {
+            if !keys.is_empty() {
+                keys.push('\0');
+            }
+            keys.push_str(key);
+        };
         for i in 0..stmt.column_count() {
             let name = stmt.column_name_bytes(i);
             if let Some(slot) = shape.json.iter().position(|(col, _, _)| col.as_bytes() == name) {
                 json_at[slot] = Some(i);
                 columns.push(Column::Json);
-            } else if shape.reflexion_type && name == b"type" {
-                columns.push(Column::ReflexionType);
-            } else {
-                columns.push(Column::Plain);
+                continue;
             }
+            columns.push(if shape.reflexion_type && name == b"type" {
+                Column::ReflexionType
+            } else {
+                Column::Plain
+            });
+            push_key(&String::from_utf8_lossy(name));
         }
-        RowWriter {
-            shape,
+        for (_, key, _) in shape.json {
+            push_key(key);
+        }
+        RowLayout {
+            reprepares: stmt.reprepares(),
+            shape_of: shape,
             columns,
             json_at,
+            shape_id: shape_id(&keys),
+            keys,
         }
     }
 
-    /// The output keys joined by NUL: each plain column's name, then the JSON keys.
-    fn joined_keys(&self, stmt: &RawStmt) -> String {
-        let mut joined = String::with_capacity(16 * self.columns.len());
-        let mut push = |key: &str| {
-            if !joined.is_empty() {
-                joined.push('\0');
-            }
-            joined.push_str(key);
-        };
-        for (i, column) in self.columns.iter().enumerate() {
-            if *column != Column::Json {
-                push(&String::from_utf8_lossy(stmt.column_name_bytes(i)));
-            }
+    /// The kept layout `memo` if it is still `stmt`'s in `shape`, else a new one kept there.
+    pub fn current<'m>(memo: &'m mut Option<RowLayout>, stmt: &RawStmt, shape: &RowShape) -> &'m RowLayout {
+        let valid = memo
+            .as_ref()
+            .is_some_and(|l| l.reprepares == stmt.reprepares() && std::ptr::eq(l.shape_of, shape));
+        if !valid {
+            *memo = Some(RowLayout::new(stmt, shape));
         }
-        for (_, key, _) in self.shape.json {
-            push(key);
-        }
-        joined
+        memo.get_or_insert_with(|| RowLayout::new(stmt, shape))
+    }
+
+    /// The number of the rows' shape (None once the registry is full).
+    pub fn shape_id(&self) -> Option<u32> {
+        self.shape_id
+    }
+}
+
+/// Writes the rows of one statement in one shape, as a [`RowLayout`] places them.
+pub struct RowWriter<'s> {
+    shape: &'s RowShape,
+    layout: &'s RowLayout,
+}
+
+impl<'s> RowWriter<'s> {
+    pub fn new(layout: &'s RowLayout, shape: &'s RowShape) -> Self {
+        RowWriter { shape, layout }
     }
 
     /// The head of a rows text: the shape's number, or its keys when it has none.
-    fn write_head(&self, out: &mut JsonOut, stmt: &RawStmt) {
-        let joined = self.joined_keys(stmt);
-        match shape_id(&joined) {
+    fn write_head(&self, out: &mut JsonOut) {
+        match self.layout.shape_id {
             Some(id) => out.int(i64::from(id)),
             None => {
                 let mut keys = JsonArray::open(out);
-                for key in split_keys(&joined) {
+                for key in split_keys(&self.layout.keys) {
                     keys.item(out);
                     out.str(key);
                 }
@@ -168,7 +143,7 @@ impl<'s> RowWriter<'s> {
     /// The statement's current row as an array of values in the order of the keys.
     fn write_values(&self, out: &mut JsonOut, stmt: &RawStmt) {
         let mut values = JsonArray::open(out);
-        for (i, column) in self.columns.iter().enumerate() {
+        for (i, column) in self.layout.columns.iter().enumerate() {
             if *column == Column::Json {
                 continue;
             }
@@ -186,7 +161,7 @@ impl<'s> RowWriter<'s> {
     pub fn write(&self, out: &mut JsonOut, stmt: &RawStmt) {
         out.buf.push('{');
         let mut first = true;
-        for (i, column) in self.columns.iter().enumerate() {
+        for (i, column) in self.layout.columns.iter().enumerate() {
             if *column == Column::Json {
                 continue;
             }
@@ -210,7 +185,7 @@ impl<'s> RowWriter<'s> {
     }
 
     fn write_json(&self, out: &mut JsonOut, stmt: &RawStmt, slot: usize, fallback: &str) {
-        match self.json_at[slot] {
+        match self.layout.json_at[slot] {
             Some(i) => out.parsed_json(stmt.column(i), fallback),
             None => out.raw(fallback),
         }
@@ -221,33 +196,39 @@ impl<'s> RowWriter<'s> {
 /// undefined, when there is none) for `get`, `[shape, row, …]` for `all`. Resets the
 /// statement either way.
 pub fn write_rows(conn: &Connection, stmt: &mut RawStmt, shape: &RowShape, first_only: bool) -> SResult<String> {
+    write_rows_kept(conn, stmt, shape, first_only, &mut None)
+}
+
+/// [`write_rows`] with the statement's layout kept in `memo` between calls.
+pub fn write_rows_kept(
+    conn: &Connection,
+    stmt: &mut RawStmt,
+    shape: &RowShape,
+    first_only: bool,
+    memo: &mut Option<RowLayout>,
+) -> SResult<String> {
     let status = stmt.step();
-    write_stepped_rows(conn, stmt, shape, first_only, status)
+    write_stepped_rows(conn, stmt, shape, first_only, status, memo)
 }
 
-/// The number of the shape of a plain row (every column under its name) of `stmt`, a
-/// statement stepped at least once; None when the registry is full.
-pub fn plain_shape_id(stmt: &RawStmt) -> Option<u32> {
-    let writer = RowWriter::new(stmt, &RAW);
-    shape_id(&writer.joined_keys(stmt))
-}
-
-/// [`write_rows`] for a statement whose first step gave `status`.
+/// [`write_rows_kept`] for a statement whose first step gave `status`.
 pub fn write_stepped_rows(
     conn: &Connection,
     stmt: &mut RawStmt,
     shape: &RowShape,
     first_only: bool,
     mut status: i32,
+    memo: &mut Option<RowLayout>,
 ) -> SResult<String> {
     // Laid out after the first step: a statement that SQLite prepared again there (the
     // schema changed) may have other columns than before.
-    let writer = RowWriter::new(stmt, shape);
+    let layout = RowLayout::current(memo, stmt, shape);
+    let writer = RowWriter::new(layout, shape);
     let mut out = JsonOut::new();
     if !first_only || status == ffi::SQLITE_ROW {
         let mut rows = JsonArray::open(&mut out);
         rows.item(&mut out);
-        writer.write_head(&mut out, stmt);
+        writer.write_head(&mut out);
         while status == ffi::SQLITE_ROW {
             rows.item(&mut out);
             writer.write_values(&mut out, stmt);

@@ -15,7 +15,7 @@ use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_from, bind_args_with, bind_raw, bound_from_js, Bound, TOO_FEW, TOO_MANY};
 use crate::js::napi::{Napi, Raw};
-use crate::js::rows::write_rows;
+use crate::js::rows::{write_rows_kept, RowLayout};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, RawStmt};
@@ -59,7 +59,7 @@ fn execute<T>(
     js: Napi,
     id: u32,
     params: &[Raw],
-    f: impl FnOnce(&mut RawStmt, &Stmt) -> SResult<T>,
+    f: impl FnOnce(&mut RawStmt, &Stmt, &mut Option<RowLayout>) -> SResult<T>,
 ) -> SResult<T> {
     let def = all()
         .get(id as usize)
@@ -73,9 +73,20 @@ fn execute<T>(
         } else {
             def.sql
         };
-        let stmt = cache.fixed(&core.conn, slot(id as usize, large), sql)?;
+        let at = slot(id as usize, large);
+        let stmt = cache.fixed(&core.conn, at, sql)?;
         bind_raw(stmt, &values)?;
-        let output = f(stmt, def);
+        // The statement's row layout, kept per slot (none kept while a nested call holds them).
+        let mut layouts = core.row_layouts.try_borrow_mut();
+        let output = match layouts.as_mut() {
+            Ok(layouts) => {
+                if layouts.len() <= at {
+                    layouts.resize_with(at + 1, || None);
+                }
+                f(stmt, def, &mut layouts[at])
+            }
+            Err(_) => f(stmt, def, &mut None),
+        };
         stmt.clear_bindings();
         output?
     };
@@ -190,7 +201,7 @@ fn store_call(js: Napi, args: &[Raw], f: impl FnOnce(&Core, &[Raw], u32) -> SRes
 /// `S.<name>.run(...params)` as `storeRun(db, id, ...params)`: the change count.
 pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_call(js, args, |core, params, id| {
-        let changes = execute(core, js, id, params, |stmt, _| run(core, stmt))?;
+        let changes = execute(core, js, id, params, |stmt, _, _| run(core, stmt))?;
         js.number(changes)
     })
 }
@@ -199,8 +210,8 @@ pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
 /// there is none.
 pub fn store_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_call(js, args, |core, params, id| {
-        let text = execute(core, js, id, params, |stmt, def| {
-            write_rows(&core.conn, stmt, def.rows, true)
+        let text = execute(core, js, id, params, |stmt, def, layout| {
+            write_rows_kept(&core.conn, stmt, def.rows, true, layout)
         })?;
         js.string_utf8(text.as_bytes())
     })
@@ -209,8 +220,8 @@ pub fn store_get(js: Napi, args: &[Raw]) -> Result<Raw> {
 /// `S.<name>.all(...params)`: the rows as shaped JSON text (`js::rows`).
 pub fn store_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_call(js, args, |core, params, id| {
-        let text = execute(core, js, id, params, |stmt, def| {
-            write_rows(&core.conn, stmt, def.rows, false)
+        let text = execute(core, js, id, params, |stmt, def, layout| {
+            write_rows_kept(&core.conn, stmt, def.rows, false, layout)
         })?;
         js.string_utf8(text.as_bytes())
     })
