@@ -1,6 +1,6 @@
 // The release workflow only runs on GitHub; here it is parsed and its structure checked:
 // every target built and uploaded, tests on Linux (glibc and musl), macOS and Windows for
-// Node 20/22/24, publishing only on a version tag and only after every test.
+// Node 20/22/24/26, publishing only on a version tag and only after every test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -52,10 +52,10 @@ test('build: macOS binaries get an @rpath install name and macOS 11 on arm64, an
   assert.ok(names.indexOf(check.name) < names.findIndex((n) => n.startsWith('actions/upload-artifact@')));
 });
 
-test('test: every built binary on its own OS and libc, for Node 20, 22 and 24', () => {
+test('test: every built binary on its own OS and libc, for Node 20, 22, 24 and 26', () => {
   assert.deepEqual(testJob.needs, 'build');
   const { node, settings } = testJob.strategy.matrix;
-  assert.deepEqual(node, ['20', '22', '24']);
+  assert.deepEqual(node, ['20', '22', '24', '26']);
   assert.deepEqual(settings.map((s) => s.triple).sort(), targets.map((t) => t.dir).sort());
   for (const s of settings) {
     const t = targets.find((x) => x.dir === s.triple);
