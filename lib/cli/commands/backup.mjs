@@ -16,7 +16,7 @@ import { Database } from 'triflux-native-store';
 
 import { SET_SUFFIXES, touchesDatabase } from '../files.mjs';
 import { cliError, ident, openHub, sqlite, tableNames } from '../open.mjs';
-import { CliError, bytes, duration, int, intOption, pairs, printJson, println } from '../util.mjs';
+import { CliError, bytes, duration, int, intOption, pairs, printJson, println, visible } from '../util.mjs';
 
 const MAX_STEP = 0x7fffffff;
 const BAR_WIDTH = 30;
@@ -162,7 +162,7 @@ function verifyCopy(copyPath, out) {
 /** Copies the open database into `temporary`; returns { steps, restarts }. */
 async function copyInto(db, path, temporary, out, { vacuum, step, report, interrupted }) {
   if (vacuum) {
-    report.note(`VACUUM INTO ${out} (one consistent snapshot, compacted)`);
+    report.note(`VACUUM INTO ${visible(out)} (one consistent snapshot, compacted)`);
     sqlite(path, () => db.prepare('VACUUM INTO ?').run(temporary));
     return { steps: 0, restarts: 0 };
   }
@@ -236,7 +236,7 @@ export async function run({ args, options, io }) {
   }
   if (interrupted.signal !== null) {
     report.done();
-    println(io.stderr, `triflux-store: backup stopped by ${interrupted.signal}: the temporary copy was removed, ${out} was not written`);
+    println(io.stderr, `triflux-store: backup stopped by ${interrupted.signal}: the temporary copy was removed, ${visible(out)} was not written`);
     return SIGNAL_EXIT[interrupted.signal];
   }
   if (installed && !options.vacuum) report.update(copy.page_count, copy.page_count);
