@@ -34,10 +34,16 @@ function checkDestination(source, out, force) {
   }
 }
 
-/** A new, empty temporary file beside `out` (created exclusively, so never someone else's). */
-function createTemporary(out) {
+/**
+ * A new, empty temporary file beside `out` (created exclusively, so never someone else's)
+ * with the permission bits of the database `source` (the umask may narrow them): the copy
+ * is never readable by more users than the database, from its first byte. Windows keeps
+ * only a read-only flag in a mode, so there the file takes its folder's ACL.
+ */
+export function createTemporary(out, source) {
   const path = join(dirname(resolve(out)), `.${basename(out)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  closeSync(openSync(path, 'wx'));
+  const mode = process.platform === 'win32' ? undefined : statSync(source).mode & 0o777;
+  closeSync(openSync(path, 'wx', mode));
   return path;
 }
 
@@ -208,7 +214,7 @@ export async function run({ args, options, io }) {
   let counts;
   let size;
   try {
-    temporary = createTemporary(out);
+    temporary = createTemporary(out, path);
     interrupted = interruptions(temporary);
     try {
       counts = await copyInto(db, path, temporary, out, { vacuum: options.vacuum, step, report, interrupted });
