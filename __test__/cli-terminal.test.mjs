@@ -56,7 +56,7 @@ async function run(args, label, { status = 0 } = {}) {
   return r;
 }
 
-test('agents, roles, tail, stats, check: hostile text from the file is shown escaped, never emitted', async (t) => {
+test('agents, roles, tail, stats, check, info, backup: hostile text from the file is shown escaped, never emitted', async (t) => {
   const db = hostileHub(t);
   const agents = await run(['agents', db], 'agents');
   assert.ok(agents.stdout.includes('evil\\x1b[31mRED\\x1b]0;pwned\\x07'), agents.stdout);
@@ -80,6 +80,15 @@ test('agents, roles, tail, stats, check: hostile text from the file is shown esc
 
   const stats = await run(['stats', db], 'stats');
   assert.match(stats.stdout, /^getHubStats$/m);
+
+  // The hostile table's name in info's row counts and in backup's summary of the copy.
+  const info = await run(['info', db], 'info');
+  assert.match(info.stdout, /^x\\x1b\]0;pwned\\x07\\nFAKE table line +1$/m);
+  // Windows file names cannot hold control characters: there the copy's name is plain.
+  const name = process.platform === 'win32' ? 'copy.db' : 'copy\x1b[2J.db';
+  const backup = await run(['backup', db, join(tempDir(t), name)], 'backup');
+  assert.ok(backup.stdout.includes(`${name.replace('\x1b', '\\x1b')} (online backup)`), backup.stdout);
+  assert.ok(backup.stdout.includes(', x\\x1b]0;pwned\\x07\\nFAKE table line 1'), backup.stdout);
 
   const check = await run(['check', db], 'check', { status: 1 });
   assert.ok(check.stdout.includes('x\\x1b]0;pwned\\x07\\nFAKE table line row 1 refers to a missing agents row'), check.stdout);
