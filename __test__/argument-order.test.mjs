@@ -101,3 +101,38 @@ test('the patch of updateAssignStatus is read in the original order, getters inc
   assert.ok(new Set(expected.seen).size < expected.seen.length, 'some getters run twice, as the original reads them twice');
   assert.deepEqual(reads(ours), expected);
 });
+
+test('a write made by a toJSON of transport_locators during upsertRoleCandidate stays when the upsert then fails', async (t) => {
+  const store = createStore(join(tempDir(t), 'native.db'));
+  t.after(() => store.close());
+  const { encodeRoleKey } = await import('../bench/baseline.mjs');
+  const wire = encodeRoleKey({ project_id: 'prj_benchproject0000000001', role_kind: 'cto' });
+  let calls = 0;
+  const error = thrown(() =>
+    store.upsertRoleCandidate({
+      role_key_wire: wire, // no such role: the upsert fails on its foreign key
+      agent_id: 'a1',
+      transport_locators: {
+        toJSON() {
+          calls++;
+          store.auditLog({ type: 'event', from: 'callback', to: 'b', topic: 't' });
+          return [];
+        },
+      },
+    }),
+  );
+  assert.equal(error.code, 'SQLITE_CONSTRAINT_FOREIGNKEY');
+  assert.equal(calls, 1);
+  assert.equal(messageCount(store), 1, "the callback's message is kept, as the original (autocommit statements) kept it");
+  assert.equal(store.db.prepare('SELECT COUNT(*) FROM role_candidates').pluck().get(), 0);
+});
+
+test('findReflexion with more context keys than SQLite has parameters fails as the original does', { skip: referenceSkip }, async (t) => {
+  const { ours, theirs } = await bothStores(t);
+  for (const size of [1_000, 32_767, 40_000]) {
+    const context = Object.fromEntries(Array.from({ length: size }, (_, i) => [`k${i}`, i]));
+    const expected = errorOf(() => theirs.findReflexion('p', context));
+    assert.deepEqual(expected, { name: 'SqliteError', message: 'Expression tree is too large (maximum depth 1000)' }, `${size} keys`);
+    assert.deepEqual(errorOf(() => ours.findReflexion('p', context)), expected, `${size} keys`);
+  }
+});

@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 
 import { Database } from '../index.mjs';
-import { referenceSkip, repoRoot, tempDir } from './helpers.mjs';
+import { BetterSqlite3, referenceSkip, repoRoot, tempDir } from './helpers.mjs';
 
 function picture(v) {
   if (v === undefined) return ['undefined'];

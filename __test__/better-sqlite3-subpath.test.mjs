@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import Database, { SqliteError } from 'triflux-native-store/better-sqlite3';
 import * as main from 'triflux-native-store';
 import { createStore } from '../index.mjs';
-import { referenceSkip, repoRoot, tempDir } from './helpers.mjs';
+import { BetterSqlite3, referenceSkip, repoRoot, secondConnection, tempDir } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 
 test('module shape: CJS module.exports is the Database class with SqliteError on it, ESM default is the same', () => {
   const cjs = require('triflux-native-store/better-sqlite3');
-  const original = require('better-sqlite3');
+  const original = BetterSqlite3 ?? require('better-sqlite3');
   assert.equal(typeof cjs, typeof original);
   assert.equal(typeof cjs.SqliteError, typeof original.SqliteError);
   assert.equal(cjs, main.Database);
@@ -101,13 +101,13 @@ test('"file:" names are plain file names, as in better-sqlite3 (SQLITE_USE_URI=0
   })();
   assert.ok(error instanceof SqliteError, 'opening a URI name must fail');
   assert.equal(error.code, 'SQLITE_CANTOPEN');
-  const theirs = spawnSync(process.execPath, ['-e', `try { new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(process.argv[1]); } catch (e) { console.log(e.code); }`, uri], { encoding: 'utf8' });
+  const theirs = spawnSync(process.execPath, ['-e', `try { new (require(${JSON.stringify(secondConnection)}))(process.argv[1]); } catch (e) { console.log(e.code); }`, uri], { encoding: 'utf8' });
   assert.equal(theirs.stdout.trim(), error.code);
 });
 
 // better-sqlite3 in a child process: two SQLite copies must not share one process.
 function sqlInBetterSqlite3(sql) {
-  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+  const script = `const D = require(${JSON.stringify(secondConnection)});
     const db = new D(':memory:'); console.log(JSON.stringify(db.prepare(process.argv[1]).all()));`;
   const r = spawnSync(process.execPath, ['-e', script, sql], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

@@ -4,10 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 
 import { Database, createStore } from '../index.mjs';
-import { referenceSkip, tempDir } from './helpers.mjs';
+import { BetterSqlite3, referenceSkip, tempDir } from './helpers.mjs';
 
 /** A JSON-comparable picture of a value that keeps JS types and key order. */
 function picture(v) {

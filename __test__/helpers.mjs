@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { referenceDir, referenceMissing } from '../tools/reference.mjs';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -66,13 +67,17 @@ export function nextMs() {
 const require = createRequire(import.meta.url);
 
 // better-sqlite3 12 is the reference the differential tests compare with. It is a V8 C++
-// addon: test:platforms cross-builds it for arm64, but its Windows binary needs MSVC (or
-// GitHub's prebuilt one), so under Wine it has none. Those tests are skipped there only.
-const referenceBuilt = existsSync(join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node'));
+// addon built per Node ABI: npm's build serves the Node that installed it, and other Nodes
+// use their own (tools/reference.mjs, built by npm's pretest; test:platforms cross-builds
+// it for arm64). Its Windows binary needs MSVC (or GitHub's prebuilt one), so under Wine
+// it has none. Those tests are skipped where it has no build, with the reason.
+const referencePath = referenceDir();
 /** Why the reference cannot run here, or false. For `test(name, { skip: referenceSkip }, …)`. */
-export const referenceSkip = !referenceBuilt && 'better-sqlite3 12, the reference, has no build for this platform here (its Windows binary needs MSVC)';
+export const referenceSkip = referenceMissing();
+/** better-sqlite3's Database class for this Node, or null where `referenceSkip` says why. */
+export const BetterSqlite3 = referencePath ? require(referencePath) : null;
 /** What a child process opens a second connection with: better-sqlite3, else this package's own. */
-export const secondConnection = referenceBuilt ? require.resolve('better-sqlite3') : join(repoRoot, 'better-sqlite3.cjs');
+export const secondConnection = referencePath ? require.resolve(referencePath) : join(repoRoot, 'better-sqlite3.cjs');
 
 // A second connection in a child process: better-sqlite3 bundles its own SQLite, and
 // two SQLite copies in one process break each other's POSIX locks on close. Where

@@ -11,7 +11,6 @@
 // * createAssign/updateAssignStatus build the status-change event even with no listener.
 
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,10 +30,9 @@ import {
   TERMINAL,
   uuidv7,
 } from './baseline-parts.mjs';
+import { loadReference } from '../tools/reference.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-const Database = require('better-sqlite3');
 
 export { decodeRoleKey, encodeRoleKey, uuidv7 };
 
@@ -43,7 +41,11 @@ export const SCHEMA_PATH = join(here, '..', 'src', 'sqlite', 'schema.sql');
 
 // ---------------------------------------------------------------- store
 
-export function createBaselineStore(dbPath) {
+/**
+ * The baseline store on `dbPath`. `Database` is better-sqlite3 built for the running Node
+ * unless another better-sqlite3-shaped class is given (bench/node-sqlite.mjs).
+ */
+export function createBaselineStore(dbPath, { Database = loadReference() } = {}) {
   mkdirSync(dirname(dbPath), { recursive: true });
   const db = new Database(dbPath);
   db.pragma('journal_mode = WAL');

@@ -13,13 +13,12 @@
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadReference } from '../tools/reference.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
 const SQL = 'SELECT value FROM _meta WHERE key = ?';
 
 function args(argv) {
@@ -42,7 +41,7 @@ async function child(o) {
   let db;
   let close;
   if (o.child === 'baseline') {
-    const Database = require('better-sqlite3');
+    const Database = loadReference();
     db = new Database(o.file);
     db.pragma('journal_mode = WAL');
     db.exec('CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT)');

@@ -1,7 +1,10 @@
-// Benchmark: the native store (../index.mjs) against bench/baseline.mjs, a better-sqlite3
-// store doing the same statements. Each method runs on its own pair of fresh, file-backed
-// WAL databases seeded with identical rows. Addon and baseline runs alternate; the ratio
+// Benchmark: the native store (../index.mjs) against bench/baseline.mjs, a store doing the
+// original's statements, on better-sqlite3 built for the running Node and, where the Node
+// has it (22.5+), on node:sqlite (bench/node-sqlite.mjs). Each method runs on its own fresh,
+// file-backed WAL databases seeded with identical rows. The sides' runs alternate; the ratio
 // reported is the median of the per-repetition ratios addon/baseline (lower is better).
+// The floor is the same statements with the same values run from Rust alone
+// (src/sqlite/floor.rs): what SQLite itself costs per call.
 //
 //   node bench/run.mjs [--reps N] [--only a,b] [--json out.json] [--ms N] [--wal-natural] [--aa] [--keep]
 
@@ -13,11 +16,26 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { createBaselineStore, encodeRoleKey, uuidv7 } from './baseline.mjs';
+import { createBaselineStore } from './baseline.mjs';
+import { CASES, SEEDS } from './cases.mjs';
+import { nodeSqliteDatabase } from './node-sqlite.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const require = createRequire(import.meta.url);
+const native = require('../lib/native.cjs');
+const { connectionHandle } = require('../lib/database.cjs');
+/** The original's statements on node:sqlite, where this Node has it. */
+const NodeSqlite = nodeSqliteDatabase();
+
+function nodeSqliteVersion() {
+  const db = new NodeSqlite(':memory:');
+  try {
+    return db.prepare('SELECT sqlite_version() AS v').get().v;
+  } finally {
+    db.close();
+  }
+}
 
 // ---------------------------------------------------------------- options
 
@@ -58,10 +76,6 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-
-const pad = (n, w) => String(n).padStart(w, '0');
-const NOW = Date.now();
-const FAR = NOW + 1e10;
 
 /** Shape of a result (keys in order, value kinds), to check both sides did the same work. */
 function shape(v) {
@@ -108,99 +122,7 @@ function sqliteVersion(open) {
   }
 }
 
-// ---------------------------------------------------------------- seed data (identical in both files)
-
-const AGENTS = Array.from({ length: 100 }, (_, i) => `agent-${pad(i, 3)}`);
-const MESSAGE_IDS = Array.from({ length: 2000 }, () => uuidv7());
-const TARGETS = ['topic:build', 'topic:deploy', 'topic:misc'];
-const JOB_IDS = Array.from({ length: 1000 }, (_, i) => `job-${pad(i, 4)}`);
-const PATTERNS = Array.from({ length: 100 }, (_, i) => `TypeError: cannot read property x${i} of undefined`);
-
-const ROLE_KEYS = Array.from({ length: 50 }, (_, i) => {
-  const project_id = `prj_benchproject${pad(i % 10, 10)}`;
-  return i < 10
-    ? encodeRoleKey({ project_id, role_kind: 'cto' })
-    : encodeRoleKey({ project_id, role_kind: 'lead', scope_id: `scp_benchscope${pad(i, 12)}` });
-});
-const ROLE_ACTIVATION = ROLE_KEYS.map(() => uuidv7());
-
-/** Role i's seeded shape: 20 live holders, 10 expired holders, 10 orphaned activations, 10 idle. */
-function roleSeed(i) {
-  if (i < 20) return { state: 'active', holder: AGENTS[i], lease: FAR, activation: ROLE_ACTIVATION[i] };
-  if (i < 30) return { state: 'active', holder: AGENTS[i], lease: 1, activation: ROLE_ACTIVATION[i] };
-  if (i < 40) return { state: 'elected-probing', holder: null, lease: null, activation: ROLE_ACTIVATION[i] };
-  return { state: 'electable', holder: null, lease: null, activation: null };
-}
-
-const SEEDS = {
-  agents(db) {
-    const ins = db.prepare(`INSERT INTO agents (agent_id, cli, pid, capabilities_json, topics_json, last_seen_ms,
-      lease_expires_ms, status, metadata_json) VALUES (?, 'claude', ?, ?, ?, ?, ?, 'online', ?)`);
-    AGENTS.forEach((id, i) =>
-      ins.run(id, 1000 + i, '["code","review","test"]', '["build","deploy"]', NOW, NOW + 30000,
-        JSON.stringify({ host: 'bench-host', slot: i, tags: ['a', 'b'] })));
-  },
-  messages(db) {
-    const ins = db.prepare(`INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms,
-      expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire) VALUES (?, 'event', ?, ?, ?, ?, 300000, ?, ?, ?, ?, ?, 'queued', NULL)`);
-    MESSAGE_IDS.forEach((id, i) => {
-      const to = i % 4 === 3 ? TARGETS[i % 3] : AGENTS[i % 10];
-      const topic = to.startsWith('topic:') ? to.slice(6) : 'direct';
-      ins.run(id, AGENTS[(i + 1) % 10], to, topic, 1 + (i % 9), NOW - 2000 + i, FAR, `c-${i}`, `t-${i % 50}`,
-        JSON.stringify({ kind: 'note', n: i, text: 'benchmark payload text', list: [1, 2, 3] }));
-    });
-  },
-  assigns(db) {
-    const ins = db.prepare(`INSERT INTO assign_jobs (job_id, supervisor_agent, worker_agent, topic, task, payload_json, status,
-      attempt, retry_count, max_retries, priority, ttl_ms, timeout_ms, deadline_ms, trace_id, correlation_id,
-      last_message_id, result_json, error_json, created_at_ms, updated_at_ms, started_at_ms, dispatched_at_ms,
-      completed_at_ms, last_retry_at_ms) VALUES (?, ?, ?, 'assign.job', ?, ?, 'queued', 1, 0, 2, 5, 600000, 600000, ?,
-      ?, ?, NULL, NULL, NULL, ?, ?, NULL, NULL, NULL, NULL)`);
-    JOB_IDS.forEach((id, i) =>
-      ins.run(id, `sup-${i % 4}`, `w-${i % 10}`, `task ${i}`, JSON.stringify({ prompt: `do step ${i}`, files: ['a.js', 'b.js'] }),
-        NOW + 600000, `t-${i}`, `c-${i}`, NOW - 1000 + i, NOW - 1000 + i));
-  },
-  reflexion(db) {
-    const ins = db.prepare(`INSERT INTO reflexion_entries (id, type, error_pattern, error_message, context_json, solution,
-      solution_code, adaptive_state_json, confidence, hit_count, success_count, last_hit_ms, created_at_ms, updated_at_ms)
-      VALUES (?, 'reflexion', ?, ?, ?, ?, NULL, ?, ?, 1, 0, ?, ?, ?)`);
-    for (let i = 0; i < 500; i++) {
-      ins.run(uuidv7(), PATTERNS[i % 100], `${PATTERNS[i % 100]} at line ${i}`,
-        JSON.stringify({ file: `src/f${i % 7}.js`, cli: i % 2 ? 'codex' : 'claude' }), `fix ${i}`,
-        JSON.stringify({ project_slug: 'bench' }), (i % 10) / 10, NOW, NOW, NOW);
-    }
-  },
-  roles(db) {
-    const ins = db.prepare(`INSERT INTO role_registry (role_key_wire, project_id, role_kind, scope_id, state, holder_agent_id,
-      previous_holder_agent_id, epoch, activation_seq, activation_id, activation_deadline_ms, holder_lease_expires_ms,
-      charter_version, charter_acked_epoch, retry_count, next_probe_ms, blocked_reason, last_transition_ms, last_reason, version)
-      VALUES (?, ?, ?, ?, ?, ?, NULL, 0, 0, ?, NULL, ?, 'v1', NULL, 0, NULL, NULL, ?, 'seeded', 0)`);
-    const cand = db.prepare(`INSERT INTO role_candidates (role_key_wire, agent_id, source, priority, transport_locators_json,
-      consecutive_probe_failures, excluded_until_ms, last_probe_ms, last_probe_code, updated_at_ms)
-      VALUES (?, ?, 'grant', ?, ?, 0, NULL, NULL, NULL, ?)`);
-    const msg = db.prepare(`INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms,
-      expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
-      VALUES (?, 'request', 'agent-099', ?, 'role', 5, 300000, ?, ?, ?, ?, '{"ask":"status"}', 'queued', ?)`);
-    ROLE_KEYS.forEach((wire, i) => {
-      const key = JSON.parse(Buffer.from(wire.slice(4), 'base64url').toString('utf8'));
-      const s = roleSeed(i);
-      ins.run(wire, key.project_id, key.role_kind, key.scope_id ?? '', s.state, s.holder, s.activation, s.lease, NOW);
-      for (let c = 0; c < 2; c++) {
-        cand.run(wire, AGENTS[(i + c) % 100], 10 - c, JSON.stringify([{ kind: 'pipe', path: `/run/tfx/${i}-${c}.sock` }]), NOW);
-      }
-      if (i % 5 === 0) {
-        for (let m = 0; m < 2; m++) msg.run(uuidv7(), `topic:role:${wire}`, NOW + m, FAR, `rc-${i}-${m}`, `rt-${i}`, wire);
-      }
-    });
-  },
-  meta(db) {
-    const ins = db.prepare('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)');
-    for (let i = 0; i < 100; i++) ins.run(`bench.key.${i}`, JSON.stringify({ fingerprint: i, at: NOW }));
-  },
-};
-
-// ---------------------------------------------------------------- cases
-// `op(store, ctx)` returns the per-call function `(i) => result`; it runs unchanged on both sides.
+// ---------------------------------------------------------------- timing
 
 const SLICES = 4; // minimum slices per repetition
 const PROBE = 20; // calls used to measure WAL frames per call
@@ -208,72 +130,6 @@ const QUIET_FRAMES = 500; // WAL frames a timed slice may append (autocheckpoint
 const STORE_TARGET = 0.8;
 const FACADE_TARGET = 1.2;
 
-function mustOk(r) {
-  if (!r || r.ok !== true) throw new Error(`expected ok:true, got ${JSON.stringify(r)?.slice(0, 200)}`);
-  return r;
-}
-
-const CASES = [
-  // agents and messages
-  { name: 'registerAgent', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.registerAgent({
-    agent_id: AGENTS[i % 100], cli: 'codex', pid: 4242, capabilities: ['code', 'review'], topics: ['build', 'deploy'],
-    heartbeat_ttl_ms: 30000, metadata: { host: 'bench-host', slot: i % 100 } }) },
-  { name: 'refreshLease', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.refreshLease(AGENTS[i % 100], 30000) },
-  { name: 'getAgent', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.getAgent(AGENTS[i % 100]) },
-  { name: 'auditLog', area: 'messages', seeds: ['agents'], op: (s) => (i) => s.auditLog({
-    type: 'event', from: AGENTS[i % 10], to: AGENTS[(i + 1) % 10], topic: 'build', priority: 5,
-    payload: { kind: 'note', n: i, text: 'benchmark payload text' } }) },
-  { name: 'getMessage', area: 'messages', seeds: ['messages'], op: (s) => (i) => s.getMessage(MESSAGE_IDS[(i * 7) % 2000]) },
-  { name: 'getAuditMessagesForAgent', area: 'messages', seeds: ['agents', 'messages'],
-    op: (s) => (i) => s.getAuditMessagesForAgent(AGENTS[i % 10], { max_messages: 20 }) },
-
-  // assign jobs and reflexion
-  { name: 'createAssign', area: 'assign', seeds: [], op: (s) => (i) => s.createAssign({
-    supervisor_agent: `sup-${i % 4}`, worker_agent: `w-${i % 10}`, task: 'bench task',
-    payload: { prompt: 'do the thing', files: ['a.js', 'b.js'] }, priority: 5 }) },
-  { name: 'getAssign', area: 'assign', seeds: ['assigns'], op: (s) => (i) => s.getAssign(JOB_IDS[(i * 7) % 1000]) },
-  { name: 'updateAssignStatus', area: 'assign', seeds: ['assigns'], op: (s) => (i) =>
-    s.updateAssignStatus(JOB_IDS[i % 1000], Math.floor(i / 1000) % 2 ? 'queued' : 'running', { result: { step: i } }) },
-  { name: 'listAssigns', area: 'assign', seeds: ['assigns'], op: (s) => (i) =>
-    s.listAssigns({ worker_agent: `w-${i % 10}`, statuses: ['queued', 'running'], limit: 20 }) },
-  { name: 'addReflexion', area: 'reflexion', seeds: [], op: (s) => (i) => s.addReflexion({
-    error_pattern: `Error: bench pattern ${i % 50}`, error_message: 'Error: bench pattern at line 1',
-    context: { file: 'src/x.js', cli: 'codex' }, solution: 'apply the fix' }) },
-  { name: 'findReflexion', area: 'reflexion', seeds: ['reflexion'], op: (s) => (i) => s.findReflexion(PATTERNS[i % 100]) },
-  { name: 'findReflexion+ctx', method: 'findReflexion', area: 'reflexion', seeds: ['reflexion'],
-    op: (s) => (i) => s.findReflexion(PATTERNS[i % 100], { cli: 'codex' }) },
-
-  // role registry
-  { name: 'getRole', area: 'roles', seeds: ['roles'], op: (s) => (i) => s.getRole(ROLE_KEYS[i % 50]) },
-  { name: 'upsertRoleReservation', area: 'roles', seeds: ['roles'], op: (s) => (i) => mustOk(s.upsertRoleReservation({
-    role_key_wire: ROLE_KEYS[i % 50], holder_agent_id: AGENTS[i % 7], holder_lease_expires_ms: FAR,
-    last_reason: 'bench_reserve' })) },
-  { name: 'compareAndSetRole', area: 'roles', seeds: ['roles'], op: (s) => {
-    const known = ROLE_KEYS.map((_, i) => ({ version: 0, epoch: 0, seq: 0, aid: roleSeed(i).activation }));
-    return (i) => {
-      const k = known[i % 50];
-      const r = mustOk(s.compareAndSetRole({
-        role_key_wire: ROLE_KEYS[i % 50], expected_version: k.version, expected_epoch: k.epoch,
-        expected_activation_seq: k.seq, expected_activation_id: k.aid,
-        patch: { retry_count: i % 5, last_reason: 'bench_cas', blocked_reason: null } }));
-      k.version = r.role.version;
-      return r;
-    };
-  } },
-  { name: 'recoverRoleRegistry', area: 'roles', seeds: ['agents', 'roles'], op: (s) => () => s.recoverRoleRegistry(Date.now()) },
-
-  // the raw better-sqlite3-style facade, statements prepared once
-  { name: 'db.get', facade: true, area: 'facade', seeds: ['meta'], op: (s) => {
-    const stmt = s.db.prepare('SELECT value FROM _meta WHERE key = ?');
-    return (i) => stmt.get(`bench.key.${i % 100}`);
-  } },
-  { name: 'db.run', facade: true, area: 'facade', seeds: [], op: (s) => {
-    const stmt = s.db.prepare('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)');
-    return (i) => stmt.run(`bench.w.${i % 100}`, `{"v":${i}}`);
-  } },
-];
-
-// ---------------------------------------------------------------- timing
 
 function timeRun(fn, start, n) {
   const t0 = process.hrtime.bigint();
@@ -321,18 +177,72 @@ function prepareFile(path, seeds) {
   }
 }
 
+/**
+ * Brings a freshly opened file to the state the timed runs meet: every table's pages read
+ * once, and a WAL that earlier writes grew and a checkpoint emptied (writing into it then
+ * reuses the file's blocks instead of growing it).
+ */
+function warmUp(db) {
+  for (const table of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()) {
+    db.prepare(`SELECT * FROM "${table.replaceAll('"', '""')}"`).all();
+  }
+  const write = db.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('bench.floor.warm', ?)");
+  for (let i = 0; i < QUIET_FRAMES; i++) write.run(String(i));
+  db.prepare("DELETE FROM _meta WHERE key = 'bench.floor.warm'").run();
+  checkpoint({ db });
+}
+
+/**
+ * The floor of a case: `calls` calls on a fresh file with the statements they run
+ * recorded (src/sqlite/floor.rs), then the recording replayed from Rust on another fresh
+ * file; the median over three replays, in µs per call.
+ */
+function floorOf(c, createStore, dir, calls) {
+  const recordPath = join(dir, `${c.name}.floor-record.db`);
+  prepareFile(recordPath, c.seeds);
+  const recorder = createStore(recordPath);
+  const op = c.op(recorder);
+  native.benchFloorRecord(true);
+  try {
+    for (let i = 0; i < calls; i++) op(i);
+  } finally {
+    native.benchFloorRecord(false);
+    recorder.close();
+  }
+  const times = [];
+  for (let r = 0; r < 3; r++) {
+    const replayPath = join(dir, `${c.name}.floor-${r}.db`);
+    prepareFile(replayPath, c.seeds);
+    const replayer = createStore(replayPath);
+    try {
+      warmUp(replayer.db);
+      times.push(native.benchFloorReplay(connectionHandle(replayer.db)) / 1e3 / calls);
+    } finally {
+      replayer.close();
+    }
+  }
+  return median(times);
+}
+
 function runCase(c, createStore, dir, opts) {
   const target = c.facade ? FACADE_TARGET : STORE_TARGET;
-  const row = { method: c.name, area: c.area, target, addon_us: null, baseline_us: null, ratio: null, status: '', n: 0, shape: null };
+  const row = { method: c.name, area: c.area, target, addon_us: null, baseline_us: null, node_sqlite_us: null, floor_us: null, ratio: null, ratio_node_sqlite: null, status: '', n: 0, shape: null };
   const addonPath = join(dir, `${c.name}.addon.db`);
   const basePath = join(dir, `${c.name}.baseline.db`);
+  const nodeSqlitePath = join(dir, `${c.name}.node-sqlite.db`);
   let addon = null;
   let base = null;
+  let third = null;
   try {
     prepareFile(basePath, c.seeds);
     prepareFile(addonPath, c.seeds);
     addon = createStore(addonPath);
     base = createBaselineStore(basePath);
+    if (NodeSqlite && !opts.aa) {
+      prepareFile(nodeSqlitePath, c.seeds);
+      third = createBaselineStore(nodeSqlitePath, { Database: NodeSqlite });
+    }
+    let thirdOp = third ? c.op(third) : null;
     const implemented = c.facade
       ? addon.db != null && typeof addon.db.prepare === 'function'
       : typeof addon[c.method ?? c.name] === 'function';
@@ -361,6 +271,20 @@ function runCase(c, createStore, dir, opts) {
     const wt0 = process.hrtime.bigint();
     while (w < 50 || (w < 100000 && Number(process.hrtime.bigint() - wt0) / 1e6 < opts.ms)) baseLast = baseOp(w++);
     const baseWarm = Number(process.hrtime.bigint() - wt0) / 1e3 / w;
+    let thirdWarm = 0;
+    if (thirdOp) {
+      const tt0 = process.hrtime.bigint();
+      let thirdLast;
+      try {
+        for (let i = 0; i < w; i++) thirdLast = thirdOp(i);
+        thirdWarm = Number(process.hrtime.bigint() - tt0) / 1e3 / w;
+        if (shape(thirdLast) !== shape(baseLast)) row.node_sqlite_shape = 'DIFF';
+      } catch (e) {
+        // The third store is a comparison, not the subject: a failure drops only its column.
+        row.node_sqlite_error = String(e?.message ?? e).split('\n')[0];
+        thirdOp = null;
+      }
+    }
 
     let addonWarm = 0;
     if (addonOp) {
@@ -386,11 +310,12 @@ function runCase(c, createStore, dir, opts) {
     // SQLite's automatic checkpoint (an fsync every ~1000 frames, the same work on both
     // sides) then never lands inside a timed slice, where it only adds noise. Otherwise
     // ("natural") the automatic checkpoints stay in the timings.
-    const n = Math.max(20, Math.min(200000, Math.round((opts.ms * 1000) / Math.max(baseWarm, addonWarm))));
+    const n = Math.max(20, Math.min(200000, Math.round((opts.ms * 1000) / Math.max(baseWarm, addonWarm, thirdWarm))));
     let quiet = opts.wal === 'quiet' && framesPerCall > 0 && addonOp != null;
     if (quiet) {
       try {
         checkpoint(addon); // needs the addon's db facade
+        if (third) checkpoint(third);
       } catch {
         quiet = false;
       }
@@ -406,26 +331,38 @@ function runCase(c, createStore, dir, opts) {
     row.slice = per;
     const a = [];
     const b = [];
+    const t = [];
     const ratios = [];
+    const thirdRatios = [];
     let ai = w;
     let bi = w;
+    let ti = w;
+    // The sides in each slice, rotated every repetition (a b t, b t a, t a b, …).
+    const sides = ['a', 'b', ...(thirdOp ? ['t'] : [])];
     for (let r = 0; r < opts.reps; r++) {
-      const addonFirst = r % 2 === 0;
+      const order = sides.map((_, k) => sides[(k + r) % sides.length]);
       let ta = 0;
       let tb = 0;
+      let tt = 0;
       const pairs = [];
+      const thirdPairs = [];
       gc();
       for (let k = 0; k < slices; k++) {
         if (quiet) {
           checkpoint(base);
           checkpoint(addon);
+          if (third) checkpoint(third);
         }
         let sa = 0;
         let sb = 0;
-        for (const side of addonFirst ? ['a', 'b'] : ['b', 'a']) {
+        let st = 0;
+        for (const side of order) {
           if (side === 'b') {
             sb = timeRun(baseOp, bi, per);
             bi += per;
+          } else if (side === 't') {
+            st = timeRun(thirdOp, ti, per);
+            ti += per;
           } else if (addonOp) {
             sa = timeRun(addonOp, ai, per);
             ai += per;
@@ -433,15 +370,20 @@ function runCase(c, createStore, dir, opts) {
         }
         ta += sa;
         tb += sb;
+        tt += st;
         if (addonOp) pairs.push(sa / sb);
+        if (addonOp && thirdOp) thirdPairs.push(sa / st);
       }
       b.push(tb / slices);
+      if (thirdOp) t.push(tt / slices);
       if (addonOp) {
         a.push(ta / slices);
         ratios.push(median(pairs)); // this repetition's ratio: the median over its slice pairs
+        if (thirdOp) thirdRatios.push(median(thirdPairs));
       }
     }
     row.baseline_us = median(b);
+    if (thirdOp) row.node_sqlite_us = median(t);
     if (!addonOp) {
       if (!row.status) row.status = 'n/a (not implemented)';
       row.reps = { baseline_us: b };
@@ -449,14 +391,16 @@ function runCase(c, createStore, dir, opts) {
     }
     row.addon_us = median(a);
     row.ratio = median(ratios);
-    row.reps = { addon_us: a, baseline_us: b, ratios };
+    if (thirdOp) row.ratio_node_sqlite = median(thirdRatios);
+    row.reps = { addon_us: a, baseline_us: b, node_sqlite_us: t, ratios, node_sqlite_ratios: thirdRatios };
+    if (!opts.aa) row.floor_us = floorOf(c, createStore, dir, per);
     row.status = row.ratio <= target ? 'pass' : 'miss';
     return row;
   } catch (e) {
     row.status = `error: ${String(e?.message ?? e).split('\n')[0]}`;
     return row;
   } finally {
-    for (const h of [addon, base]) {
+    for (const h of [addon, base, third]) {
       try { h?.close(); } catch {}
     }
   }
@@ -470,13 +414,14 @@ function fmt(x) {
 }
 
 function printTable(rows) {
-  const head = ['method', 'area', 'addon µs/op', 'baseline µs/op', 'ratio', 'target', 'result', 'shape', 'wal'];
+  const head = ['method', 'area', 'addon µs', 'b-sqlite3 µs', 'node:sqlite µs', 'floor µs', 'ratio', 'vs node:sqlite', 'target', 'result', 'shape', 'wal'];
+  const ratio = (x) => (x == null ? '-' : x.toFixed(2));
   const body = rows.map((r) => [
-    r.method, r.area, fmt(r.addon_us), fmt(r.baseline_us), r.ratio == null ? '-' : r.ratio.toFixed(2),
-    `≤ ${r.target}`, r.status, r.shape ?? '-', r.wal ?? '-',
+    r.method, r.area, fmt(r.addon_us), fmt(r.baseline_us), fmt(r.node_sqlite_us), fmt(r.floor_us), ratio(r.ratio),
+    ratio(r.ratio_node_sqlite), `≤ ${r.target}`, r.status, r.shape ?? '-', r.wal ?? '-',
   ]);
   const widths = head.map((h, k) => Math.max(h.length, ...body.map((b) => b[k].length)));
-  const line = (cells) => cells.map((c, k) => (k >= 2 && k <= 5 ? c.padStart(widths[k]) : c.padEnd(widths[k]))).join('  ');
+  const line = (cells) => cells.map((c, k) => (k >= 2 && k <= 8 ? c.padStart(widths[k]) : c.padEnd(widths[k]))).join('  ');
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const b of body) console.log(line(b));
@@ -523,7 +468,7 @@ async function main() {
   const build = opts.aa ? 'none (A/A run: baseline vs baseline)' : buildKind();
   const betterVersion = require('better-sqlite3/package.json').version;
   console.log(`addon build: ${build}; better-sqlite3 ${betterVersion}; node ${process.version}; ` +
-    `reps ${opts.reps}; ~${opts.ms} ms per timed run; WAL ${opts.wal}`);
+    `node:sqlite ${NodeSqlite ? `SQLite ${nodeSqliteVersion()}` : 'none'}; reps ${opts.reps}; ~${opts.ms} ms per timed run; WAL ${opts.wal}`);
   if (build === 'debug') console.log('WARNING: the addon is a debug build; run `npm run build` (release) for meaningful numbers.');
 
   const dir = mkdtempSync(join(tmpdir(), 'tfx-bench-'));
@@ -546,15 +491,27 @@ async function main() {
   printTable(rows);
   const measured = rows.filter((r) => r.ratio != null);
   const missed = measured.filter((r) => r.status === 'miss');
+  const geomean = (xs) => (xs.length ? Math.exp(xs.reduce((sum, x) => sum + Math.log(x), 0) / xs.length) : null);
+  const storeRows = measured.filter((r) => r.area !== 'facade');
+  const gm = geomean(storeRows.map((r) => r.ratio));
+  const gmNode = geomean(storeRows.filter((r) => r.ratio_node_sqlite != null).map((r) => r.ratio_node_sqlite));
+  if (gm != null) {
+    console.log(`\ngeometric mean of the ${storeRows.length} store rows: ${gm.toFixed(2)} vs better-sqlite3` +
+      (gmNode != null ? `, ${gmNode.toFixed(2)} vs node:sqlite` : ' (node:sqlite: not in this Node)') +
+      `; highest store ratio ${Math.max(...storeRows.map((r) => r.ratio)).toFixed(2)} (${storeRows.reduce((m, r) => (r.ratio > m.ratio ? r : m)).method})`);
+  }
   console.log(`\n${measured.length} measured, ${measured.length - missed.length} pass, ${missed.length} miss, ` +
     `${rows.length - measured.length} not measured; ${((Date.now() - t0) / 1000).toFixed(0)} s. ` +
     'ratio = median over repetitions of addon/baseline time per op (lower is better).');
+  for (const r of rows.filter((x) => x.node_sqlite_error || x.node_sqlite_shape)) {
+    console.log(`node:sqlite ${r.method}: ${r.node_sqlite_error ?? 'result shape differs'}`);
+  }
   for (const r of rows.filter((x) => x.shape === 'DIFF')) {
     console.log(`shape differs for ${r.method}:\n  addon:    ${r.shape_detail.addon}\n  baseline: ${r.shape_detail.baseline}`);
   }
   if (opts.json) {
     writeFileSync(opts.json, `${JSON.stringify({
-      date: new Date().toISOString(), node: process.version, platform: `${process.platform}-${process.arch}`,
+      date: new Date().toISOString(), node: process.version, platform: `${process.platform}-${process.arch}`, geomean: gm, geomean_node_sqlite: gmNode,
       better_sqlite3: betterVersion, addon_build: build, reps: opts.reps, ms_per_run: opts.ms, wal: opts.wal, rows,
     }, null, 2)}\n`);
     console.log(`wrote ${opts.json}`);

@@ -9,6 +9,10 @@
 // human requests, 200 assign jobs, 50 roles (5 of them with an expired holder lease).
 // "bursts" (the worst case): the same, but every 500 consecutive messages share one
 // created_at_ms, so every ORDER BY created_at_ms meets tie groups of 500.
+// "queued" (a hub whose undelivered messages stay): 40% of the messages stay queued (their
+// TTL of 30 days has not run out, so the timed sweepExpired leaves them), 30% acked, 25%
+// delivered, 5% dead-lettered; N/10 assign jobs spread over the 7 days instead of 200
+// (45% succeeded, 20% queued, 15% running, 10% failed, 10% timed out).
 //
 // Every run (refreshRecent) first deletes the previous run's recent rows, then appends: 300 messages acked in the last 2.5 minutes, the newest 40
 // queued (TTL 1 h; 8 each to agent-007, topic:t1 and agent-042; 30 of the acked ones each
@@ -16,10 +20,8 @@
 // its output is the same at every size), 10 queued role messages for
 // role 0, and 5 pending human requests; it renews the 100 agents' leases.
 
-import { createRequire } from 'node:module';
 import { encodeRoleKey } from './baseline.mjs';
-
-const require = createRequire(import.meta.url);
+import { loadReference } from '../tools/reference.mjs';
 
 export const AGENTS = 100;
 export const ROLES = 50;
@@ -65,8 +67,8 @@ const MESSAGE_INSERT = `INSERT INTO messages (id, type, from_agent, to_agent, to
  * Writes the log into a fresh file with better-sqlite3 and the original schema (the file
  * must not exist). `now` is the generation time; the log ends an hour earlier.
  */
-export function generate(path, n, { bursts = false, schemaSql, now = Date.now() } = {}) {
-  const Database = require('better-sqlite3');
+export function generate(path, n, { bursts = false, queued = false, schemaSql, now = Date.now() } = {}) {
+  const Database = loadReference();
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
@@ -74,7 +76,7 @@ export function generate(path, n, { bursts = false, schemaSql, now = Date.now() 
   db.exec(schemaSql);
   db.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', '6')").run();
   db.exec('CREATE TABLE bench_state (key TEXT PRIMARY KEY, value INTEGER)');
-  const rand = rng(0x5ca1e + n + (bursts ? 1 : 0));
+  const rand = rng(0x5ca1e + n + (bursts ? 1 : 0) + (queued ? 2 : 0));
   const wires = roleWires();
   const end = now - 3_600_000;
   const start = end - 7 * DAY;
@@ -98,13 +100,16 @@ export function generate(path, n, { bursts = false, schemaSql, now = Date.now() 
       const k = Math.floor(rand() * 10);
       const to = toTopic ? `topic:t${k}` : agentId(Math.floor(rand() * AGENTS));
       const s = rand();
-      const status = s < 0.7 ? 'acked' : s < 0.95 ? 'delivered' : 'dead_letter';
+      const status = queued
+        ? s < 0.4 ? 'queued' : s < 0.7 ? 'acked' : s < 0.95 ? 'delivered' : 'dead_letter'
+        : s < 0.7 ? 'acked' : s < 0.95 ? 'delivered' : 'dead_letter';
+      const ttl = status === 'queued' ? 30 * DAY : 300_000;
       const pr = rand();
       const priority = pr < 0.8 ? 5 : pr < 0.9 ? 3 : 8;
       const wire = rand() < 0.01 ? wires[Math.floor(rand() * ROLES)] : null;
       const type = toTopic ? 'event' : i % 3 === 0 ? 'request' : i % 3 === 1 ? 'response' : 'event';
       const id = idAt(created, i, n);
-      msg.run(id, type, agentId(i % AGENTS), to, `t${k}`, priority, 300_000, created, created + 300_000,
+      msg.run(id, type, agentId(i % AGENTS), to, `t${k}`, priority, ttl, created, created + ttl,
         idAt(created, i, 1), idAt(created, i, 2), `{"seq":${i},"kind":"audit"}`, status, wire);
       if (status === 'dead_letter') dead.run(id, 'ttl_expired', created + 300_000, null);
     }
@@ -118,9 +123,14 @@ export function generate(path, n, { bursts = false, schemaSql, now = Date.now() 
     }
     const job = db.prepare(`INSERT INTO assign_jobs (job_id, supervisor_agent, worker_agent, status, trace_id,
       correlation_id, created_at_ms, updated_at_ms, deadline_ms) VALUES (?,?,?,?,?,?,?,?,?)`);
-    const jobStates = ['succeeded', 'succeeded', 'failed', 'queued', 'running', 'timed_out'];
-    for (let i = 0; i < 200; i++) {
-      job.run(`job-${i}`, agentId(0), agentId(1 + (i % 20)), jobStates[i % 6], `tr-${i}`, `co-${i}`, end, end, end + 600_000);
+    const jobStates = queued
+      ? ['succeeded', 'succeeded', 'succeeded', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'succeeded', 'queued', 'running',
+          'succeeded', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'succeeded', 'succeeded', 'queued']
+      : ['succeeded', 'succeeded', 'failed', 'queued', 'running', 'timed_out'];
+    const jobs = queued ? Math.floor(n / 10) : 200;
+    for (let i = 0; i < jobs; i++) {
+      const at = queued ? Math.floor(start + i * step * 10) : end;
+      job.run(`job-${i}`, agentId(0), agentId(1 + (i % 20)), jobStates[i % jobStates.length], `tr-${i}`, `co-${i}`, at, at, at + 600_000);
     }
     const role = db.prepare(`INSERT INTO role_registry (role_key_wire, project_id, role_kind, scope_id, state,
       holder_agent_id, holder_lease_expires_ms, last_transition_ms, last_reason) VALUES (?,?,?,?,?,?,?,?,?)`);

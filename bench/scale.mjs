@@ -6,6 +6,8 @@
 //   node bench/scale.mjs                         # sizes 1k,10k,100k,1M, case "realistic"
 //   node bench/scale.mjs --sizes 1k,100k --case bursts --only getHubStats,sweepExpired
 //   node bench/scale.mjs --sizes 1M --grow open   # the first open of a file the original wrote
+//   node bench/scale.mjs --case queued            # 40% of the log stays queued, N/10 assign jobs
+//   node bench/scale.mjs --soak 60                # a busy hub's calls for 60 s on each side
 //
 // Files are generated once per (case, size) into --cache (default: <tmpdir>/triflux-scale)
 // by better-sqlite3 with the original schema, in one transaction. The addon's log grows
@@ -27,6 +29,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { originalMethods } from './original-tick.mjs';
 import { agentId, generate, refreshRecent, roleWires } from './scale-data.mjs';
+import { firstLargeWindow, soak, soakReport } from './scale-soak.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -50,7 +53,7 @@ const METHODS = [
 ];
 
 function parseArgs(argv) {
-  const o = { sizes: '1k,10k,100k,1M', case: 'realistic', only: null, ms: 150, reps: 5, cache: join(tmpdir(), 'triflux-scale'), side: 'both', grow: 'store' };
+  const o = { window: 5, sizes: '1k,10k,100k,1M', case: 'realistic', only: null, ms: 150, reps: 5, cache: join(tmpdir(), 'triflux-scale'), side: 'both', grow: 'store' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -70,6 +73,8 @@ function parseArgs(argv) {
     else if (a === '--now') o.now = Number(v());
     else if (a === '--gen') o.gen = v();
     else if (a === '--n') o.n = Number(v());
+    else if (a === '--soak') o.soak = Number(v());
+    else if (a === '--window') o.window = Number(v());
     else if (a === '--help') o.help = true;
     else throw new Error(`unknown option ${a}`);
   }
@@ -108,12 +113,17 @@ function fnv(text) {
   return h.toString(16);
 }
 
-/** The store's own writes of a running hub: auditLog, timed; returns the slowest call. */
-function growThroughStore(store) {
+/**
+ * The store's own writes of a running hub: auditLog, timed; returns the slowest call. In
+ * the "queued" case 4 in 10 of them stay queued (priorities 1-9), as the bulk does.
+ */
+function growThroughStore(store, queued) {
   let slowest = 0;
   for (let i = 0; i < GROW_ROWS; i++) {
+    const stays = queued && i % 10 < 4;
     const t0 = performance.now();
-    store.auditLog({ type: 'event', from: agentId(i % 10), to: 'bench-grow', topic: 'grow', status: 'acked', payload: { i } });
+    store.auditLog({ type: 'event', from: agentId(i % 10), to: 'bench-grow', topic: 'grow', status: stays ? 'queued' : 'acked',
+      priority: stays ? 1 + (i % 9) : 5, ttl_ms: stays ? 30 * 86_400_000 : 300_000, payload: { i } });
     slowest = Math.max(slowest, performance.now() - t0);
   }
   return slowest;
@@ -129,11 +139,48 @@ function copyBulk(db, from) {
   db.exec('DETACH DATABASE bulk');
 }
 
+/** What the timed log holds (untimed, after the reads): its size and queued share. */
+function composition(db) {
+  const one = (sql) => db.prepare(sql).pluck().get();
+  return {
+    messages: one('SELECT COUNT(*) FROM messages'),
+    queued: one("SELECT COUNT(*) FROM messages WHERE status = 'queued'"),
+    jobs: one('SELECT COUNT(*) FROM assign_jobs'),
+    activeJobs: one("SELECT COUNT(*) FROM assign_jobs WHERE status IN ('queued', 'running')"),
+  };
+}
+
+/** --soak: one side's busy hub from an empty file. */
+async function soakChild(o) {
+  ['', '-wal', '-shm'].forEach((s) => rmSync(o.file + s, { force: true }));
+  let store;
+  let stats;
+  let setStatus;
+  if (o.child === 'baseline') {
+    const { createBaselineStore } = await import('./baseline.mjs');
+    store = createBaselineStore(o.file);
+    stats = originalMethods(store.db);
+    const update = store.db.prepare('UPDATE messages SET status=? WHERE id=?');
+    setStatus = (id, status) => update.run(status, id);
+  } else {
+    const { createStore } = await import('../index.mjs');
+    store = createStore(o.file);
+    stats = store;
+    setStatus = (id, status) => store.updateMessageStatus(id, status);
+  }
+  for (let i = 0; i < 100; i++) store.registerAgent({ agent_id: agentId(i), cli: 'codex', heartbeat_ttl_ms: 3_600_000 });
+  const windows = soak({ store, stats, setStatus, seconds: o.soak, windowSeconds: o.window });
+  store.close();
+  process.stdout.write(JSON.stringify(windows));
+}
+
 async function child(o) {
+  if (o.soak) return soakChild(o);
   let store;
   let openMs;
   let close;
   let slowestWrite;
+  let logDb;
   if (o.child === 'baseline') {
     // The benchmark's baseline store opens the file as the original did (the same
     // PRAGMAs) and brings the original's auditLog; the timed reads are the original's
@@ -144,7 +191,8 @@ async function child(o) {
     openMs = performance.now() - t0;
     refreshRecent(baseline.db, o.now);
     store = originalMethods(baseline.db);
-    slowestWrite = growThroughStore(baseline);
+    slowestWrite = growThroughStore(baseline, o.case === 'queued');
+    logDb = baseline.db;
     close = () => baseline.close();
   } else {
     const { createStore } = await import('../index.mjs');
@@ -154,7 +202,8 @@ async function child(o) {
     openMs = performance.now() - t0;
     if (o.grow === 'store') copyBulk(store.db, o.base);
     refreshRecent(store.db, o.now);
-    slowestWrite = growThroughStore(store);
+    slowestWrite = growThroughStore(store, o.case === 'queued');
+    logDb = store.db;
     close = () => store.close();
   }
   const fns = calls(store, Date.now() + 60_000);
@@ -180,6 +229,7 @@ async function child(o) {
     perCall.sort((a, b) => a - b);
     out.methods[name] = { us: perCall[perCall.length >> 1], hash: fnv(result), sample: result.slice(0, 160) };
   }
+  out.log = composition(logDb);
   close();
   process.stdout.write(JSON.stringify(out));
 }
@@ -203,18 +253,36 @@ function table(rows) {
   return rows.map((r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')).join('\n');
 }
 
+/**
+ * --soak: each side's busy hub in its own child process, one after the other. Growth is
+ * taken on both sides from the same window: the first in which this package's log had
+ * passed the large-log threshold (10,000 messages).
+ */
+function mainSoak(o) {
+  mkdirSync(o.cache, { recursive: true });
+  const args = (side) => ['--child', side, '--soak', String(o.soak), '--window', String(o.window), '--file', join(o.cache, `soak-${side}.db`)];
+  const runs = [['addon', 'this package'], ['baseline', 'original statements (better-sqlite3)']]
+    .filter(([side]) => o.side === 'both' || o.side === side)
+    .map(([side, label]) => ({ side, label, windows: runChild(args(side)) }));
+  const addon = runs.find((r) => r.side === 'addon');
+  const from = addon ? firstLargeWindow(addon.windows, 10_000) : 0;
+  for (const { label, windows } of runs) console.log(`${soakReport(`soak, ${label}, ${o.soak} s:`, windows, fmt, from)}\n`);
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (o.help) {
-    console.log(`node bench/scale.mjs [--sizes 1k,10k,100k,1M] [--case realistic|bursts] [--grow store|open] [--only a,b]
-  [--side both|addon|baseline] [--ms 150] [--reps 5] [--cache dir] [--fresh] [--json file]\nmethods: ${METHODS.join(', ')}`);
+    console.log(`node bench/scale.mjs [--sizes 1k,10k,100k,1M] [--case realistic|bursts|queued] [--grow store|open] [--only a,b]
+  [--side both|addon|baseline] [--ms 150] [--reps 5] [--cache dir] [--fresh] [--json file]
+node bench/scale.mjs --soak SECONDS [--window 5] [--side both|addon|baseline] [--cache dir]\nmethods: ${METHODS.join(', ')}`);
     return;
   }
   if (o.gen) {
-    generate(o.gen, o.n, { bursts: o.case === 'bursts', schemaSql: readFileSync(join(here, '..', 'src', 'sqlite', 'schema.sql'), 'utf8') });
+    generate(o.gen, o.n, { bursts: o.case === 'bursts', queued: o.case === 'queued', schemaSql: readFileSync(join(here, '..', 'src', 'sqlite', 'schema.sql'), 'utf8') });
     return;
   }
   if (o.child) return child(o);
+  if (o.soak) return mainSoak(o);
 
   const sizes = o.sizes.split(',').map(sizeOf);
   mkdirSync(o.cache, { recursive: true });
@@ -236,7 +304,7 @@ async function main() {
       firstOpen = true;
     }
     const now = Date.now();
-    const common = ['--now', String(now), '--ms', String(o.ms), '--reps', String(o.reps), '--grow', o.grow, '--base', base,
+    const common = ['--case', o.case, '--now', String(now), '--ms', String(o.ms), '--reps', String(o.reps), '--grow', o.grow, '--base', base,
       ...(o.only ? ['--only', o.only.join(',')] : [])];
     const b = o.side === 'addon' ? null : runChild(['--child', 'baseline', '--file', base, ...common]);
     const a = o.side === 'baseline' ? null : runChild(['--child', 'addon', '--file', addon, ...common]);
@@ -246,6 +314,9 @@ async function main() {
       console.error(`${sizeName(n)}: addon open ${a.openMs.toFixed(1)} ms (${how}); slowest of ${GROW_ROWS} auditLog: ` +
         `addon ${a.slowestWrite.toFixed(1)} ms, baseline ${b ? b.slowestWrite.toFixed(1) : '-'} ms`);
     }
+    const log = (a ?? b).log;
+    console.error(`${sizeName(n)}: ${log.messages} messages, ${log.queued} queued (${((100 * log.queued) / log.messages).toFixed(1)}%), ` +
+      `${log.jobs} assign jobs, ${log.activeJobs} queued or running`);
   }
 
   const rows = [['method', 'messages', 'addon', 'baseline', 'speedup', 'output']];

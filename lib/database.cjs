@@ -7,7 +7,7 @@ const { dirname } = require('node:path');
 const native = require('./native.cjs');
 const backupMethods = require('./backup.cjs');
 const { SqliteError } = require('./errors.cjs');
-const { RowMode, TxKind, decode, decodeOptional, unpackStatement } = require('./protocol.cjs');
+const { RowMode, TxKind, decode, decodeOptional, decodeRow, decodeRows, rowOfValue, unpackStatement } = require('./protocol.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
 
@@ -40,6 +40,8 @@ const SHARED_MAX = 256;
 
 /** Where `stmt.run()`'s native call leaves `lastInsertRowid` (read right after it). */
 const lastRowid = new Float64Array(1);
+/** Where facadeGet leaves the shape of a one-column row it returns as a value. */
+const rowSlot = new Float64Array(1);
 const sharedByConnection = new WeakMap();
 
 function sharedStatement(n, source) {
@@ -100,7 +102,7 @@ class Statement {
 
   run(...params) {
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const changes = native.facadeRun(this.#h, this.#id, params, lastRowid);
+    const changes = native.facadeRun(this.#h, this.#id, lastRowid, ...params);
     return { changes, lastInsertRowid: lastRowid[0] };
   }
 
@@ -108,14 +110,17 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
-    const out = native.facadeGet(this.#h, this.#id, mode, params);
+    const out = native.facadeGet(this.#h, this.#id, mode, rowSlot, ...params);
+    if (mode === FLAT) return rowSlot[0] >= 0 ? rowOfValue(rowSlot[0], out) : decodeRow(out);
     return typeof out === 'string' && mode !== PLUCK ? decode(out) : out;
   }
 
   all(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    return decode(native.facadeAll(this.#h, this.#id, this.#mode, params));
+    const mode = this.#mode;
+    const text = native.facadeAll(this.#h, this.#id, mode, ...params);
+    return mode === FLAT ? decodeRows(text) : decode(text);
   }
 
   iterate(...params) {
@@ -316,7 +321,7 @@ Object.assign(Database.prototype, {
     if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
     const simple = getBooleanOption(options, 'simple');
     const text = native.facadePragma(this[kNative].handle, `PRAGMA ${source}`, simple);
-    return decodeOptional(text);
+    return simple ? decodeOptional(text) : decodeRows(text);
   },
 
   transaction(fn) {
@@ -383,4 +388,9 @@ Object.assign(Database.prototype, {
 const DatabaseInspection = function Database() {};
 Database.SqliteError = SqliteError;
 
-module.exports = { Database, createDbFacade };
+/** The native connection handle behind a Database (for the benchmarks' floor). */
+function connectionHandle(db) {
+  return db[kNative].handle;
+}
+
+module.exports = { Database, createDbFacade, connectionHandle };

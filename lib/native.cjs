@@ -95,6 +95,8 @@ function load() {
     }
     // Own names, enumerable or not (napi-rs may define classes non-enumerable).
     for (const key of Object.getOwnPropertyNames(loaded)) module.exports[key] = loaded[key];
+    // The statement calls that take their arguments as passed (src/lib.rs).
+    Object.assign(module.exports, loaded.nativeFunctions());
     binding = loaded;
     loadedFrom = candidate.packageName ? require.resolve(candidate.packageName) : candidate.path;
     loadedTriple = triple;

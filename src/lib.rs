@@ -11,7 +11,8 @@
 //! - `store`: the hub's statements, one file per area, and the large-log indexes.
 //! - `facade`: `store.db` and `Database`, better-sqlite3 12's API on the same connection.
 //!
-//! This file only wires them together.
+//! This file only wires them together, the hot statement calls included: they are
+//! variadic functions (`js::napi::Variadic`), handed to the JS layer by `nativeFunctions`.
 
 #![deny(clippy::all)]
 // The native functions are called from JS only: a test build has no caller for them, so
@@ -28,3 +29,35 @@ mod sqlite;
 mod store;
 
 pub use native_db::NativeDb;
+
+use std::ffi::CStr;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use js::create::Made;
+use js::napi::{Napi, Variadic};
+
+/// The statement calls that take their arguments as passed (`js::napi::Variadic`), by
+/// the names `lib/native.cjs` exports them under.
+const VARIADIC: [(&CStr, Variadic); 6] = [
+    (c"storeRun", store::store_run),
+    (c"storeGet", store::store_get),
+    (c"storeAll", store::store_all),
+    (c"facadeRun", facade::facade_run),
+    (c"facadeGet", facade::facade_get),
+    (c"facadeAll", facade::facade_all),
+];
+
+/// An object holding the variadic statement calls of this environment.
+#[napi]
+pub fn native_functions(env: Env) -> Result<Made> {
+    let js = Napi::new(env.raw());
+    let fail = |_| Error::from_reason("could not create the native statement functions");
+    let functions = js.object().map_err(fail)?;
+    for (name, f) in VARIADIC {
+        js.set_named_property(functions, name, js.variadic_function(name, f).map_err(fail)?)
+            .map_err(fail)?;
+    }
+    Ok(Made(functions))
+}

@@ -40,8 +40,6 @@ pub struct Core {
 /// connection because it lives exactly as long.
 #[derive(Default, Clone, Copy)]
 pub struct LogState {
-    /// `(data_version, schema_version)` when the row counters were last recounted.
-    pub counted: Option<(i64, i64)>,
     /// The large-log indexes exist.
     pub large: bool,
     /// The file's data version when the log's size was last checked.

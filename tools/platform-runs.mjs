@@ -3,7 +3,7 @@
 // platform (natively, under qemu, or under Wine), its TAP output kept in a log file.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { ensureWinePrefix, toolsDir, wineLoader, winePath } from './platform-tools.mjs';
 import { root } from './targets.mjs';
 import { npmCli } from './toolchain.mjs';
@@ -13,9 +13,10 @@ const runsDir = join(toolsDir, 'platforms');
 /**
  * A copy of the package's own files (tracked and new, not ignored) in .tools/platforms/<label>/,
  * with node_modules linked to the checkout's except better-sqlite3, which is the given
- * build for that platform (or none), and `binary` as its ./triflux-native-store.<triple>.node.
+ * build for that platform (or none, with `referenceFailure` saying why when its build
+ * failed), and `binary` as its ./triflux-native-store.<triple>.node.
  */
-export function stage(label, { binary, triple, betterSqlite3 }) {
+export function stage(label, { binary, triple, betterSqlite3, referenceFailure }) {
   const dir = join(runsDir, label);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -37,6 +38,12 @@ export function stage(label, { binary, triple, betterSqlite3 }) {
     const source = join(root, 'node_modules', 'better-sqlite3');
     mkdirSync(join(modules, 'better-sqlite3'));
     for (const entry of readdirSync(source).filter((e) => e !== 'build')) cpSync(join(source, entry), join(modules, 'better-sqlite3', entry), { recursive: true });
+  }
+  if (referenceFailure) {
+    // Why better-sqlite3 did not build for this Node, where the copy's tests look for it.
+    const stamp = join(dir, relative(root, `${referenceFailure.dir}.failed`));
+    mkdirSync(dirname(stamp), { recursive: true });
+    writeFileSync(stamp, `${referenceFailure.reason}\n`);
   }
   copyFileSync(binary, join(dir, `triflux-native-store.${triple}.node`));
   // The binary's generated declarations (npm run build writes them beside it; ignored by git).

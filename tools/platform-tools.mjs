@@ -155,43 +155,83 @@ function nodeGypOfNpm() {
   return join(dirname(dirname(npmCli())), 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 }
 
-/**
- * better-sqlite3 (the tests' reference implementation) built for linux-arm64 with the
- * aarch64 cross compiler against the arm64 Node's headers. Returns the package folder.
- */
-export function ensureBetterSqlite3Arm64(nodeDir) {
+/** The Node ABI (NODE_MODULE_VERSION) of the Node whose unpacked folder is `nodeDir`. */
+export function nodeAbi(nodeDir) {
+  return readFileSync(join(nodeDir, 'include', 'node', 'node_version.h'), 'utf8').match(/#define NODE_MODULE_VERSION (\d+)/)[1];
+}
+
+/** Where better-sqlite3 built for `arch` and Node ABI `abi` is kept (one folder per build). */
+export function betterSqlite3Dir(arch, abi) {
   const source = join(root, 'node_modules', 'better-sqlite3');
   const { version } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
-  const abi = readFileSync(join(nodeDir, 'include', 'node', 'node_version.h'), 'utf8').match(/#define NODE_MODULE_VERSION (\d+)/)[1];
-  const dir = join(toolsDir, 'better-sqlite3', `${version}-linux-arm64-abi${abi}`);
+  return join(toolsDir, 'better-sqlite3', `${version}-linux-${arch}-abi${abi}`);
+}
+
+/** Whether the better-sqlite3 package in `dir` has a binary built for Node ABI `abi`. */
+export function betterSqlite3BuiltFor(dir, abi) {
   const binary = join(dir, 'build', 'Release', 'better_sqlite3.node');
   // An addon registers itself as node_register_module_v<ABI>: a build against other headers
   // would only fail later, inside the tests, as "compiled against a different Node.js version".
-  const builtFor = () => existsSync(binary) && readFileSync(binary).includes(`node_register_module_v${abi}\0`);
-  if (builtFor()) return dir;
-  console.log(`platform tools: better-sqlite3 ${version} for linux-arm64 (Node ABI ${abi})`);
+  return existsSync(binary) && readFileSync(binary).includes(`node_register_module_v${abi}\0`);
+}
+
+/**
+ * better-sqlite3 (the tests' reference implementation and the benchmarks' baseline) built
+ * for linux-`arch` (x64, or arm64 with the aarch64 cross compiler) against the headers of
+ * the Node unpacked in `nodeDir`. Returns the package folder.
+ */
+export function ensureBetterSqlite3(nodeDir, arch = 'x64') {
+  const source = join(root, 'node_modules', 'better-sqlite3');
+  const abi = nodeAbi(nodeDir);
+  const dir = betterSqlite3Dir(arch, abi);
+  if (betterSqlite3BuiltFor(dir, abi)) return dir;
+  const failed = `${dir}.failed`;
+  // A build that failed once fails again (the same sources and headers): say why at once.
+  // Remove the .failed file to try again.
+  if (existsSync(failed)) throw Object.assign(new Error(readFileSync(failed, 'utf8').trim()), { output: readFileSync(failed, 'utf8') });
+  console.log(`platform tools: better-sqlite3 for linux-${arch} (Node ABI ${abi}, headers of ${nodeDir.slice(root.length + 1) || nodeDir})`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const entry of readdirSync(source).filter((e) => e !== 'build' && e !== 'node_modules')) {
     cpSync(join(source, entry), join(dir, entry), { recursive: true });
   }
   const gyp = process.env.npm_config_node_gyp ?? nodeGypOfNpm();
-  const cross = { CC: 'aarch64-linux-gnu-gcc', CXX: 'aarch64-linux-gnu-g++', LINK: 'aarch64-linux-gnu-g++', AR: 'aarch64-linux-gnu-ar' };
+  const cross = arch === 'arm64' ? { CC: 'aarch64-linux-gnu-gcc', CXX: 'aarch64-linux-gnu-g++', LINK: 'aarch64-linux-gnu-g++', AR: 'aarch64-linux-gnu-ar' } : {};
   // node-gyp lets npm's exported config (npm_config_nodedir, _target, _arch…, set when this
   // runs under `npm run`) override its command line: none of it may reach this build.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_config_')));
-  runQuiet('nice', ['-n', '10', process.execPath, gyp, 'rebuild', '--release', '--arch=arm64', `--nodedir=${nodeDir}`, '-j', '2'], {
-    cwd: dir,
-    env: { ...env, ...cross },
-  });
-  if (!builtFor()) throw new Error(`better-sqlite3 for linux-arm64: ${binary} was not built for Node ABI ${abi}`);
+  try {
+    runQuiet('nice', ['-n', '10', process.execPath, gyp, 'rebuild', '--release', `--arch=${arch}`, `--nodedir=${nodeDir}`, '-j', '2'], {
+      cwd: dir,
+      env: { ...env, ...cross },
+    });
+    if (!betterSqlite3BuiltFor(dir, abi)) throw new Error(`better-sqlite3 for linux-${arch}: ${dir} was not built for Node ABI ${abi}`);
+  } catch (error) {
+    // Kept beside the folder, so that the tests can say why they have no reference.
+    writeFileSync(failed, `${buildFailure(error)}\n`);
+    throw error;
+  }
+  rmSync(failed, { force: true });
   return dir;
+}
+
+/** The compiler's first `error:` line of a failed build, else the failure's own message. */
+export function buildFailure(error) {
+  const lines = `${error.output ?? ''}\n${error.message ?? error}`.split('\n');
+  return (lines.find((l) => /\berror\b/i.test(l)) ?? String(error.message ?? error)).trim().slice(0, 300);
+}
+
+/** This Node's version in its own major line, else the newest `node-<platform>` published in that line. */
+export function nodeVersion(platform, major) {
+  if (major === process.versions.node.split('.')[0]) return process.versions.node;
+  const versions = JSON.parse(execFileSync('npm', ['view', `node-${platform}@${major}`, 'version', '--json'], { encoding: 'utf8' }));
+  return [versions].flat().at(-1);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   ensurePackages('arm64', 'wine', 'mingw', 'macho', 'elf');
   const arm64 = ensureNode('linux-arm64');
-  ensureBetterSqlite3Arm64(dirname(dirname(arm64)));
+  ensureBetterSqlite3(dirname(dirname(arm64)), 'arm64');
   ensureBinfmt();
   ensureLibnode(ensureNode('win-x64'));
   ensureWinePrefix();

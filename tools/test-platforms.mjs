@@ -1,13 +1,15 @@
 // `npm run test:platforms`: the whole node suite (__test__/) on every binary this Linux
 // x64 machine can execute, and the checks of those it cannot, then one table:
-//   linux-x64-gnu    native, this machine's Node
+//   linux-x64-gnu    native, this machine's Node and Node's own linux-x64 builds of 22, 24
+//                    and 26 (tools/nodes.mjs), each with better-sqlite3 built for it
 //   linux-arm64-gnu  qemu (binfmt), Node's own linux-arm64 build, better-sqlite3 cross-built
 //   win32-x64        Wine, Node's own win-x64 build, the windows-gnu test build of build:cross
 //   darwin-*         checked: Mach-O facts (tools/check-cross.mjs)
 //   linux-*-musl     checked: ELF facts (no musl Node is run here)
 // The binaries come from `npm run build:cross`. Options:
 //   --only=<target>[,<target>…]   just these rows
-//   --node=<major>[,<major>…]     Node majors for the emulated runs (default: this Node's)
+//   --node=<major>[,<major>…]     Node majors to run (default: this Node's and 22, 24, 26
+//                                 natively, this Node's under emulation)
 //   --core                        only the golden-trace and fixture replays and the store's
 //                                 core suites (what .ci/run runs under emulation)
 // Exits 1 when a run has a failed test or a check fails.
@@ -17,25 +19,21 @@ import { dirname, join } from 'node:path';
 import { windowsTest } from './build-cross.mjs';
 import { checkDarwin, checkMusl } from './check-cross.mjs';
 import { runSuite, stage, stopWine, tapSummary } from './platform-runs.mjs';
-import { ensureBetterSqlite3Arm64, ensureBinfmt, ensureNode, ensurePackages, ensureWinePrefix } from './platform-tools.mjs';
+import { hostNode, SUPPORTED_MAJORS } from './nodes.mjs';
+import { betterSqlite3Dir, ensureBetterSqlite3, ensureBinfmt, ensureNode, ensurePackages, ensureWinePrefix, nodeVersion } from './platform-tools.mjs';
 import { root, targets } from './targets.mjs';
 
 const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3).split(',');
 const only = option('only');
-const majors = option('node') ?? [process.versions.node.split('.')[0]];
+const ownMajor = process.versions.node.split('.')[0];
+const majors = option('node') ?? [ownMajor];
+const nativeMajors = option('node') ?? [...new Set([ownMajor, ...SUPPORTED_MAJORS])];
 const want = (dir) => !only || only.includes(dir);
 /** The replays of every golden trace and fixture, and the suites of the store's core. */
 const CORE = ['replay', 'foundation', 'behaviours', 'hub-uses', 'fallback', 'windows-paths'].map((n) => `__test__/${n}.test.mjs`);
 // Named files, not the folder: Node 22's --test takes files and globs, Node 20's no globs.
 const ALL = readdirSync(join(root, '__test__')).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => `__test__/${f}`);
 const tests = process.argv.includes('--core') ? CORE : ALL;
-
-/** This Node's version in its own major line, else the newest `node-<platform>` published in that line. */
-function nodeVersion(platform, major) {
-  if (major === process.versions.node.split('.')[0]) return process.versions.node;
-  const versions = JSON.parse(execFileSync('npm', ['view', `node-${platform}@${major}`, 'version', '--json'], { encoding: 'utf8' }));
-  return [versions].flat().at(-1);
-}
 
 const byDir = Object.fromEntries(targets.map((t) => [t.dir, t]));
 const binaryOf = (t) => join(root, 'npm', t.dir, t.file);
@@ -50,9 +48,9 @@ function requireBinary(file, dir) {
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build:cross -- ${dir}\` first`);
 }
 
-async function suite({ dir, label, how, nodeExe, binary, triple, betterSqlite3 }) {
+async function suite({ dir, label, how, nodeExe, binary, triple, betterSqlite3, referenceFailure }) {
   requireBinary(binary, dir);
-  const staged = stage(label, { binary, triple, betterSqlite3 });
+  const staged = stage(label, { binary, triple, betterSqlite3, referenceFailure });
   console.log(`test:platforms: ${label}: node --test ${tests === ALL ? '__test__/*.test.mjs' : tests.join(' ')} (${how}) …`);
   const r = await runSuite(staged, { how, nodeExe, label, tests });
   const s = tapSummary(r.text);
@@ -89,7 +87,16 @@ function checked(t, checks) {
 async function main() {
   const host = byDir['linux-x64-gnu'];
   if (want('linux-x64-gnu')) {
-    await suite({ dir: host.dir, label: 'linux-x64-gnu', how: 'native', nodeExe: process.execPath, binary: binaryOf(host), triple: host.dir, betterSqlite3: join(root, 'node_modules', 'better-sqlite3') });
+    for (const major of nativeMajors) {
+      const node = hostNode(major);
+      const label = major === ownMajor ? 'linux-x64-gnu' : `linux-x64-gnu node${major}`;
+      // Where better-sqlite3 does not build for that Node, its differential tests are
+      // skipped there with the compiler's reason (tools/reference.mjs); the rest runs.
+      const reference = node.betterSqlite3;
+      const betterSqlite3 = reference === undefined ? join(root, 'node_modules', 'better-sqlite3') : (reference.error ? null : reference);
+      const referenceFailure = reference?.error && { dir: betterSqlite3Dir('x64', node.abi), reason: reference.error };
+      await suite({ dir: host.dir, label, how: 'native', nodeExe: node.exe, binary: binaryOf(host), triple: host.dir, betterSqlite3, referenceFailure });
+    }
   }
   if (want('linux-arm64-gnu')) {
     ensurePackages('arm64');
@@ -97,7 +104,7 @@ async function main() {
     const t = byDir['linux-arm64-gnu'];
     for (const major of majors) {
       const nodeExe = ensureNode('linux-arm64', nodeVersion('linux-arm64', major));
-      const betterSqlite3 = ensureBetterSqlite3Arm64(dirname(dirname(nodeExe)));
+      const betterSqlite3 = ensureBetterSqlite3(dirname(dirname(nodeExe)), 'arm64');
       const label = majors.length > 1 ? `linux-arm64-gnu node${major}` : 'linux-arm64-gnu';
       await suite({ dir: t.dir, label, how: 'qemu', nodeExe, binary: binaryOf(t), triple: t.dir, betterSqlite3 });
     }

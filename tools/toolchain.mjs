@@ -23,8 +23,9 @@ export function run(cmd, args, options = {}) {
 export function runQuiet(cmd, args, options = {}) {
   const result = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   if (result.status !== 0) {
-    process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
-    throw new Error(`${cmd} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+    process.stderr.write(output);
+    throw Object.assign(new Error(`${cmd} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`), { output });
   }
 }
 

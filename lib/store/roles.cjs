@@ -3,7 +3,7 @@
 // and compare-and-set, with candidates and the restart recovery.
 
 const native = require('../native.cjs');
-const { TxKind, decode } = require('../protocol.cjs');
+const { TxKind, decodeRows } = require('../protocol.cjs');
 const { ROLE_REACHABILITY_STATES, decodeRoleKey } = require('./role-key.cjs');
 const { atomic, elementFlags, transaction } = require('./statements.cjs');
 
@@ -217,7 +217,7 @@ function roleMethods({ S, n, uuidv7 }) {
           params[`state_${index}`] = state;
         });
       }
-      return decode(native.storeListRoleKeys(n.handle, columns, states, params)).map((row) => row.role_key_wire);
+      return decodeRows(native.storeListRoleKeys(n.handle, columns, states, params)).map((row) => row.role_key_wire);
     },
 
     listRolesWithExpiredHolder(now) {
@@ -231,21 +231,26 @@ function roleMethods({ S, n, uuidv7 }) {
 
     upsertRoleCandidate(input) {
       const { role_key_wire } = roleIdentity(input);
+      // The row is computed as the original computed it, from an autocommit read of the
+      // current candidate and before any transaction: the caller's getters and a toJSON of
+      // transport_locators run outside it, so a write they make is kept when the upsert
+      // then fails. The upsert and the re-read are one transaction.
+      const current = S.getRoleCandidate.get(role_key_wire, input.agent_id);
+      const row = {
+        role_key_wire,
+        agent_id: input.agent_id,
+        source: input.source ?? current?.source ?? 'operator',
+        priority: input.priority ?? current?.priority ?? 0,
+        // The current locators as the original parsed them (its fallback: []).
+        transport_locators_json: JSON.stringify(input.transport_locators ?? (current ? current.transport_locators : [])),
+        consecutive_probe_failures: input.consecutive_probe_failures ?? current?.consecutive_probe_failures ?? 0,
+        excluded_until_ms: input.excluded_until_ms === undefined ? current?.excluded_until_ms ?? null : input.excluded_until_ms,
+        last_probe_ms: input.last_probe_ms === undefined ? current?.last_probe_ms ?? null : input.last_probe_ms,
+        last_probe_code: input.last_probe_code === undefined ? current?.last_probe_code ?? null : input.last_probe_code,
+        updated_at_ms: input.updated_at_ms ?? Date.now(),
+      };
       return atomic(n, () => {
-        const current = S.getRoleCandidate.get(role_key_wire, input.agent_id);
-        S.upsertRoleCandidate.run({
-          role_key_wire,
-          agent_id: input.agent_id,
-          source: input.source ?? current?.source ?? 'operator',
-          priority: input.priority ?? current?.priority ?? 0,
-          // The current locators as the original parsed them (its fallback: []).
-          transport_locators_json: JSON.stringify(input.transport_locators ?? (current ? current.transport_locators : [])),
-          consecutive_probe_failures: input.consecutive_probe_failures ?? current?.consecutive_probe_failures ?? 0,
-          excluded_until_ms: input.excluded_until_ms === undefined ? current?.excluded_until_ms ?? null : input.excluded_until_ms,
-          last_probe_ms: input.last_probe_ms === undefined ? current?.last_probe_ms ?? null : input.last_probe_ms,
-          last_probe_code: input.last_probe_code === undefined ? current?.last_probe_code ?? null : input.last_probe_code,
-          updated_at_ms: input.updated_at_ms ?? Date.now(),
-        });
+        S.upsertRoleCandidate.run(row);
         return S.getRoleCandidate.get(role_key_wire, input.agent_id) ?? null;
       });
     },

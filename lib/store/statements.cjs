@@ -5,12 +5,13 @@
 // shape the original's parse*Row helpers gave them (stored `*_json` columns parsed).
 
 const native = require('../native.cjs');
-const { TxKind, decode, decodeOptional } = require('../protocol.cjs');
+const { TxKind, decodeRow, decodeRows } = require('../protocol.cjs');
 
 /**
  * The named statements of connection `handle`. A statement with `@name` parameters takes
  * one row object, whose values go to native code in the statement's parameter order (the
  * order better-sqlite3 reads a named row in); any other takes its arguments as they are.
+ * Either way they are the native call's own arguments (storeRun/Get/All are variadic).
  */
 function storeStatements(handle) {
   const S = {};
@@ -23,17 +24,17 @@ function storeStatements(handle) {
 function namedStatement(handle, id, keys) {
   const values = (row) => keys.map((key) => row[key]);
   return {
-    run: (row) => ({ changes: native.storeRun(handle, id, values(row)) }),
-    get: (row) => decodeOptional(native.storeGet(handle, id, values(row))),
-    all: (row) => decode(native.storeAll(handle, id, values(row))),
+    run: (row) => ({ changes: native.storeRun(handle, id, ...values(row)) }),
+    get: (row) => decodeRow(native.storeGet(handle, id, ...values(row))),
+    all: (row) => decodeRows(native.storeAll(handle, id, ...values(row))),
   };
 }
 
 function positionalStatement(handle, id) {
   return {
-    run: (...params) => ({ changes: native.storeRun(handle, id, params) }),
-    get: (...params) => decodeOptional(native.storeGet(handle, id, params)),
-    all: (...params) => decode(native.storeAll(handle, id, params)),
+    run: (...params) => ({ changes: native.storeRun(handle, id, ...params) }),
+    get: (...params) => decodeRow(native.storeGet(handle, id, ...params)),
+    all: (...params) => decodeRows(native.storeAll(handle, id, ...params)),
   };
 }
 

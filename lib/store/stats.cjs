@@ -1,7 +1,7 @@
 'use strict';
 // Sweeps and statistics. getQueueDepths, getHubStats and getAuditStats are one native
-// statement each (one read transaction; on a large log the message and dead-letter
-// counts come from the connection's counters, see src/store/scale.rs).
+// statement each (one read transaction; on a large log their counts come from the
+// connection's counters, see src/store/scale.rs).
 
 const native = require('../native.cjs');
 const { TxKind, decode } = require('../protocol.cjs');

@@ -1,4 +1,4 @@
-//! Rows and values of facade statements as JS values built directly (`get()`), the
+//! Values and RAW rows of facade statements as JS values built directly (`get()`), the
 //! way better-sqlite3's `Data::GetValueJS` / `GetRowJS` build them.
 
 use crate::error::SResult;
@@ -6,8 +6,6 @@ use crate::js::napi::{Napi, Raw};
 use rusqlite::types::ValueRef;
 
 use crate::sqlite::raw::RawStmt;
-
-use super::RowMode;
 
 /// Column `i` of the current row: every number is a double, TEXT a string decoded by V8
 /// (invalid UTF-8 as better-sqlite3's `StringFromUtf8` gives it), BLOB a Buffer.
@@ -21,22 +19,12 @@ pub(super) fn value_js(js: Napi, stmt: &RawStmt, i: usize) -> SResult<Raw> {
     }
 }
 
-/// The current row as an object (FLAT) or array (RAW). Keys are set one by one like
-/// better-sqlite3's `row->Set`, so a duplicate column name keeps its first position and
-/// the last value.
-pub(super) fn row_js(js: Napi, stmt: &RawStmt, mode: RowMode) -> SResult<Raw> {
+/// The current row as an array (RAW).
+pub(super) fn row_js(js: Napi, stmt: &RawStmt) -> SResult<Raw> {
     let n = stmt.column_count();
-    if mode == RowMode::Raw {
-        let row = js.array(n)?;
-        for i in 0..n {
-            js.set_element(row, i as u32, value_js(js, stmt, i)?)?;
-        }
-        return Ok(row);
-    }
-    let row = js.object()?;
+    let row = js.array(n)?;
     for i in 0..n {
-        let key = js.string_utf8(stmt.column_name_bytes(i))?;
-        js.set_property(row, key, value_js(js, stmt, i)?)?;
+        js.set_element(row, i as u32, value_js(js, stmt, i)?)?;
     }
     Ok(row)
 }

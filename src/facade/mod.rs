@@ -9,13 +9,17 @@
 //! - `statement`: run/get/all/iterate/bind/columns.
 //! - `database`: exec, pragma, transactions, finalisation.
 //! - `backup`: `db.backup()` steps and `db.serialize()`.
+//! - `floor`: the benchmarks' floor (record, replay from Rust).
 
 mod backup;
 mod database;
+mod floor;
 mod js_rows;
 mod prepare;
 mod rows;
 mod statement;
+
+pub use statement::{facade_all, facade_get, facade_run};
 
 use std::cell::RefMut;
 

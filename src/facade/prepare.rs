@@ -11,7 +11,7 @@ use super::no_iterators;
 /// The SQL text as V8's `String::Utf8Value` gives it to SQLite (WTF-8), cut at the first
 /// NUL (SQLite stops there).
 fn sql_bytes(source: &JsVal) -> SResult<Vec<u8>> {
-    let mut bytes = source.wtf8()?;
+    let mut bytes = source.sqlite_text()?;
     if let Some(nul) = bytes.iter().position(|&b| b == 0) {
         bytes.truncate(nul);
     }

@@ -7,11 +7,11 @@ use napi_derive::napi;
 use rusqlite::ffi;
 
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, bind_args_with, bind_raw};
-use crate::js::create::Made;
+use crate::js::bind::{args_from, args_of, bind_args_with, bind_raw, Arg};
 use crate::js::json_out::JsonOut;
-use crate::js::napi::Napi;
+use crate::js::napi::{Napi, Raw};
 use crate::js::protocol::pack_statement;
+use crate::js::rows::{plain_shape_id, write_stepped_rows, RAW};
 use crate::js::value::JsVal;
 use crate::native_db::{core_of, with_handle, Core};
 use crate::sqlite::raw;
@@ -23,16 +23,16 @@ use super::rows::{all_rows_json, columns_json, write_row};
 use super::{no_iterators, statements, RowMode};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
-fn bind_params(held: &mut HeldStmt, params: &JsVal) -> SResult<()> {
-    let values = bind_args_with(&held.stmt, &args_of(params)?)?;
+fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
+    let values = bind_args_with(&held.stmt, params)?;
     bind_raw(&mut held.stmt, &values)
 }
 
 /// `STATEMENT_START_LOGIC`'s binding part: bind the call's arguments unless `bind()` was used.
-fn start(held: &mut HeldStmt, params: &JsVal) -> SResult<()> {
+fn start(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
     if !held.bound {
         bind_params(held, params)
-    } else if params.array_len()? > 0 {
+    } else if !params.is_empty() {
         Err(StoreError::type_error("This statement already has bound parameters"))
     } else {
         Ok(())
@@ -57,18 +57,40 @@ pub fn facade_prepare(env: Env, db: u32, source: JsVal) -> Result<f64> {
     })
 }
 
-/// `stmt.run(...params)` on connection `db`: returns `changes`, and writes
-/// `lastInsertRowid` into `last_rowid[0]` (a Float64Array): one call, no object built here.
-#[napi]
-pub fn facade_run(env: Env, db: u32, id: u32, params: JsVal, last_rowid: JsVal) -> Result<u32> {
+/// The leading arguments of a variadic statement call, then the statement's parameters.
+fn split_args<const N: usize>(js: Napi, args: &[Raw]) -> Result<([u32; N], &[Raw])> {
+    if args.len() < N {
+        return Err(Error::from_reason(
+            "a native statement call lacks its leading arguments",
+        ));
+    }
+    let mut lead = [0u32; N];
+    for (slot, &arg) in lead.iter_mut().zip(args) {
+        *slot = js
+            .uint32(arg)
+            .map_err(|_| Error::from_reason("a native statement call has a bad leading argument"))?;
+    }
+    Ok((lead, &args[N..]))
+}
+
+/// `stmt.run(...params)` as `facadeRun(db, id, lastRowid, ...params)` (a variadic
+/// function): returns `changes`, and writes `lastInsertRowid` into `lastRowid[0]` (a
+/// Float64Array): one call, no object built here.
+pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
+    let ([db, id], rest) = split_args::<2>(js, args)?;
+    let (last_rowid, params) = rest
+        .split_first()
+        .ok_or_else(|| Error::from_reason("facadeRun needs a lastRowid slot"))?;
+    let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
+        let params = args_from(js, params)?;
         let changes = run_stmt(core, id, &params)?;
-        Napi::new(env.raw()).set_float64(last_rowid.raw(), 0, raw::last_insert_rowid(&core.conn) as f64)?;
-        Ok(changes)
+        js.set_float64(*last_rowid, 0, raw::last_insert_rowid(&core.conn) as f64)?;
+        js.number(f64::from(changes))
     })
 }
 
-fn run_stmt(core: &Core, id: u32, params: &JsVal) -> SResult<u32> {
+fn run_stmt(core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> {
     no_iterators(core)?;
     let mut table = statements(core)?;
     let held = table.get(id)?;
@@ -91,21 +113,35 @@ fn run_stmt(core: &Core, id: u32, params: &JsVal) -> SResult<u32> {
     result
 }
 
-/// `stmt.get(...params)`: a plucked value as itself, a row as an object/array (JSON text
-/// for `expand()`), or `undefined` when there is no row.
-#[napi]
-pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<Made> {
-    let js = Napi::new(env.raw());
+/// `stmt.get(...params)` as `facadeGet(db, id, mode, rowSlot, ...params)` (a variadic
+/// function): a plucked value as itself, a row as an array (RAW), as the JSON text of a
+/// row object (EXPAND), or for FLAT as a shaped row (`js::rows`: JS builds the object);
+/// `undefined` when there is no row. A FLAT row of one column comes back as its value
+/// alone, with its shape's number in `rowSlot[0]` (a Float64Array): no JSON is written or
+/// parsed for the most common read; otherwise `rowSlot[0]` is -1 and the result is the
+/// shaped JSON text (`""` for no row).
+pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
+    let ([db, id, mode], rest) = split_args::<3>(js, args)?;
     let mode = RowMode::from_wire(mode);
+    let (row_slot, params) = rest
+        .split_first()
+        .ok_or_else(|| Error::from_reason("facadeGet needs a row slot"))?;
+    let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
+        let params = args_from(js, params)?;
         let mut table = statements(core)?;
         let held = table.get(id)?;
         start(held, &params)?;
+        if mode == RowMode::Flat {
+            let result = flat_row(js, &core.conn, held, *row_slot);
+            finish(held);
+            return result;
+        }
         let result = match held.stmt.step() {
             ffi::SQLITE_ROW => {
                 let value = match mode {
                     RowMode::Pluck => value_js(js, &held.stmt, 0),
-                    RowMode::Flat | RowMode::Raw => row_js(js, &held.stmt, mode),
+                    RowMode::Flat | RowMode::Raw => row_js(js, &held.stmt),
                     RowMode::Expand => {
                         let mut out = JsonOut::new();
                         write_row(&mut out, &held.stmt, mode);
@@ -125,20 +161,45 @@ pub fn facade_get(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Resul
             }
         };
         finish(held);
-        result.map(Made)
+        result
     })
 }
 
-/// `stmt.all(...params)` as a JSON array.
-#[napi]
-pub fn facade_all(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<String> {
+/// The FLAT row of a bound statement for `facade_get` (see there); resets it.
+fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt, row_slot: Raw) -> SResult<Raw> {
+    let status = held.stmt.step();
+    if status == ffi::SQLITE_ROW && held.stmt.column_count() == 1 {
+        let reprepares = held.stmt.reprepares();
+        let shape = match held.row_shape {
+            Some((at, shape)) if at == reprepares => Some(shape),
+            _ => plain_shape_id(&held.stmt),
+        };
+        if let Some(shape) = shape {
+            held.row_shape = Some((reprepares, shape));
+            let value = value_js(js, &held.stmt, 0);
+            held.stmt.reset();
+            js.set_float64(row_slot, 0, f64::from(shape))?;
+            return value;
+        }
+    }
+    js.set_float64(row_slot, 0, -1.0)?;
+    let text = write_stepped_rows(conn, &mut held.stmt, &RAW, true, status)?;
+    js.string_utf8(text.as_bytes())
+}
+
+/// `stmt.all(...params)` as `facadeAll(db, id, mode, ...params)` (a variadic function):
+/// the rows as JSON (shaped rows for FLAT, `js::rows`).
+pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
+    let ([db, id, mode], params) = split_args::<3>(js, args)?;
+    let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
+        let params = args_from(js, params)?;
         let mut table = statements(core)?;
         let held = table.get(id)?;
         start(held, &params)?;
         let result = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode));
         finish(held);
-        result
+        js.string_utf8(result?.as_bytes())
     })
 }
 
@@ -159,7 +220,7 @@ pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
         let held = table.get(id)?;
-        bind_params(held, &params)?;
+        bind_params(held, &args_of(&params)?)?;
         held.bound = true;
         Ok(())
     })
@@ -170,7 +231,7 @@ pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
 pub fn facade_iter_start(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
-        start(table.get(id)?, &params)?;
+        start(table.get(id)?, &args_of(&params)?)?;
         table.begin_iteration(id)
     })
 }

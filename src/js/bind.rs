@@ -7,6 +7,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
 
 use crate::error::{SResult, StoreError};
+use crate::js::napi::{Napi, Raw};
 use crate::js::value::JsVal;
 use crate::sqlite::raw::RawStmt;
 
@@ -71,7 +72,7 @@ pub fn bound_from_js(v: &JsVal) -> SResult<Bound> {
         };
     }
     if v.is_string() {
-        return Ok(Bound::Text(v.wtf8()?));
+        return Ok(Bound::Text(v.sqlite_text()?));
     }
     if v.is_buffer()? {
         return Ok(Bound::Blob(v.buffer_bytes()?));
@@ -227,6 +228,11 @@ pub fn bind_raw(stmt: &mut RawStmt, values: &[(usize, Bound)]) -> SResult<()> {
         }
     }
     Ok(())
+}
+
+/// The arguments of a variadic native call (`js::napi::Variadic`) as they were passed.
+pub fn args_from(napi: Napi, raw: &[Raw]) -> SResult<Vec<Arg<'static>>> {
+    raw.iter().map(|&v| Ok(Arg::Js(JsVal::wrap(napi, v)?))).collect()
 }
 
 /// The arguments of a JS call, as the glue's rest parameter gathered them in an array.

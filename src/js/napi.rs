@@ -12,6 +12,11 @@ use crate::error::{SResult, StoreError};
 /// A raw JS value of the current call.
 pub type Raw = sys::napi_value;
 
+/// A native function that takes its call's arguments as they were passed: no array is
+/// built in JS and read back element by element, and none of napi-rs's per-argument
+/// conversions run (the hot statement calls: `js::args`).
+pub type Variadic = fn(Napi, &[Raw]) -> napi::Result<Raw>;
+
 /// The environment of the current native call.
 #[derive(Clone, Copy)]
 pub struct Napi(sys::napi_env);
@@ -53,6 +58,33 @@ impl Napi {
 
     pub fn env(self) -> sys::napi_env {
         self.0
+    }
+
+    /// The running Node's major version.
+    pub fn node_major(self) -> SResult<u32> {
+        let version = out!(std::ptr::null(), |v| sys::napi_get_node_version(self.0, &mut v))?;
+        // SAFETY: Node-API returns a pointer to a static struct that lives as long as the
+        // process (checked non-null here).
+        unsafe { version.as_ref() }
+            .map(|v| v.major)
+            .ok_or_else(|| StoreError::error("napi_get_node_version returned no version"))
+    }
+
+    /// A JS function named `name` that runs `f` with the arguments of each call.
+    pub fn variadic_function(self, name: &CStr, f: Variadic) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |r| sys::napi_create_function(
+            self.0,
+            name.as_ptr(),
+            name.to_bytes().len() as isize,
+            Some(variadic_trampoline),
+            f as *mut std::ffi::c_void,
+            &mut r
+        ))
+    }
+
+    /// An unsigned 32-bit integer argument (a handle, an id, a mode).
+    pub fn uint32(self, v: Raw) -> SResult<u32> {
+        out!(0u32, |n| sys::napi_get_value_uint32(self.0, v, &mut n))
     }
 
     // --- reading values ---
@@ -99,20 +131,13 @@ impl Napi {
     }
 
     /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them). Short
-    /// strings take one call: a first read into a small buffer that they fit.
+    /// strings take one call: a first read into a buffer they fit in.
     pub fn utf8(self, v: Raw) -> SResult<Vec<u8>> {
         const FIRST_TRY: usize = 256;
-        let mut buf = vec![0u8; FIRST_TRY];
-        let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
-            self.0,
-            v,
-            buf.as_mut_ptr().cast(),
-            FIRST_TRY,
-            &mut n
-        ))?;
+        let mut buf = Vec::with_capacity(FIRST_TRY);
+        let written = self.utf8_into(v, &mut buf)?;
         // Fewer bytes than the room left for them: nothing was cut.
         if written + 4 < FIRST_TRY {
-            buf.truncate(written);
             return Ok(buf);
         }
         let len = out!(0usize, |n| sys::napi_get_value_string_utf8(
@@ -122,16 +147,27 @@ impl Napi {
             0,
             &mut n
         ))?;
-        buf.resize(len + 1, 0);
+        buf.clear();
+        buf.reserve(len + 1);
+        self.utf8_into(v, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// Writes the string into `buf`'s spare capacity (NUL-terminated by Node-API, which
+    /// is not kept) and sets its length; returns the bytes written.
+    fn utf8_into(self, v: Raw, buf: &mut Vec<u8>) -> SResult<usize> {
+        let room = buf.capacity();
         let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
             self.0,
             v,
             buf.as_mut_ptr().cast(),
-            len + 1,
+            room,
             &mut n
         ))?;
-        buf.truncate(written);
-        Ok(buf)
+        // SAFETY: Node-API wrote `written` bytes (less than `room`, the NUL after them)
+        // into the buffer's capacity.
+        unsafe { buf.set_len(written.min(room.saturating_sub(1))) };
+        Ok(written)
     }
 
     pub fn is_array(self, v: Raw) -> SResult<bool> {
@@ -252,8 +288,8 @@ impl Napi {
         out!(false, |b| sys::napi_has_own_property(self.0, obj, key, &mut b))
     }
 
-    pub fn set_property(self, obj: Raw, key: Raw, value: Raw) -> SResult<()> {
-        out!((), |_u| sys::napi_set_property(self.0, obj, key, value))
+    pub fn object(self) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_object(self.0, &mut o))
     }
 
     pub fn set_named_property(self, obj: Raw, key: &CStr, value: Raw) -> SResult<()> {
@@ -326,10 +362,6 @@ impl Napi {
         ))
     }
 
-    pub fn object(self) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_create_object(self.0, &mut o))
-    }
-
     // --- functions, scripts and references ---
 
     pub fn new_instance(self, ctor: Raw, args: &[Raw]) -> SResult<Raw> {
@@ -395,4 +427,73 @@ impl Napi {
             &mut o
         ))
     }
+}
+
+/// Arguments read onto the stack; a call with more reads them again into a vector.
+const INLINE_ARGS: usize = 24;
+
+/// Node-API's entry for every [`Variadic`] function: reads the arguments (and the Rust
+/// function, kept as the callback's data), runs it, and throws its error if it failed. A
+/// panic becomes a JS error: none may unwind into Node.
+unsafe extern "C" fn variadic_trampoline(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    let napi = Napi(env);
+    let mut inline = [std::ptr::null_mut(); INLINE_ARGS];
+    let mut argc = INLINE_ARGS;
+    let mut data = std::ptr::null_mut();
+    // SAFETY: `info` is this call's callback info; the buffers are valid for `argc` values.
+    let status = unsafe {
+        sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            inline.as_mut_ptr(),
+            std::ptr::null_mut(),
+            &mut data,
+        )
+    };
+    if status != sys::Status::napi_ok || data.is_null() {
+        return throw_reason(env, "could not read the arguments of a native call");
+    }
+    let mut spilled = Vec::new();
+    let args: &[Raw] = if argc <= INLINE_ARGS {
+        &inline[..argc]
+    } else {
+        spilled.resize(argc, std::ptr::null_mut());
+        let mut again = argc;
+        // SAFETY: as above, with a buffer of `argc` values.
+        let status = unsafe {
+            sys::napi_get_cb_info(
+                env,
+                info,
+                &mut again,
+                spilled.as_mut_ptr(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        if status != sys::Status::napi_ok {
+            return throw_reason(env, "could not read the arguments of a native call");
+        }
+        &spilled[..argc.min(again)]
+    };
+    // SAFETY: `data` is the `Variadic` this function was created with (variadic_function).
+    let f: Variadic = unsafe { std::mem::transmute::<*mut std::ffi::c_void, Variadic>(data) };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(napi, args))) {
+        Ok(Ok(value)) => value,
+        // The error is thrown already (with_handle throws the store's errors itself).
+        Ok(Err(e)) if e.status == napi::Status::PendingException => std::ptr::null_mut(),
+        Ok(Err(e)) => {
+            // SAFETY: a plain napi-rs error thrown on this call's environment.
+            unsafe { napi::JsError::from(e).throw_into(env) };
+            std::ptr::null_mut()
+        }
+        Err(_) => throw_reason(env, "triflux-native-store internal error: a native call panicked"),
+    }
+}
+
+/// Throws a plain `Error(message)` and returns the null value a failed call gives back.
+fn throw_reason(env: sys::napi_env, message: &str) -> sys::napi_value {
+    // SAFETY: a plain napi-rs error thrown on this call's environment.
+    unsafe { napi::JsError::from(napi::Error::from_reason(message)).throw_into(env) };
+    std::ptr::null_mut()
 }

@@ -4,6 +4,7 @@
 //! Every Node-API call goes through `js::napi`.
 
 use std::ffi::CStr;
+use std::sync::OnceLock;
 
 use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::sys;
@@ -64,10 +65,6 @@ impl JsVal {
         Ok(JsVal { napi, raw, ty, prim })
     }
 
-    pub fn raw(&self) -> Raw {
-        self.raw
-    }
-
     pub fn env(&self) -> sys::napi_env {
         self.napi.env()
     }
@@ -113,9 +110,19 @@ impl JsVal {
         self.napi.utf16(self.raw)
     }
 
+    /// The string's bytes as better-sqlite3 on the running Node hands them to SQLite
+    /// (bound values, SQL text): see [`lone_surrogates_replaced`].
+    pub fn sqlite_text(&self) -> SResult<Vec<u8>> {
+        if lone_surrogates_replaced(self.napi) {
+            // napi's UTF-8 read replaces each lone surrogate by U+FFFD, as V8 13 does.
+            return self.napi.utf8(self.raw);
+        }
+        self.wtf8()
+    }
+
     /// The string as WTF-8: UTF-8, except that a lone surrogate is written as its own
-    /// three-byte sequence (what better-sqlite3 stores for such strings).
-    pub fn wtf8(&self) -> SResult<Vec<u8>> {
+    /// three-byte sequence (what better-sqlite3 stores for such strings up to Node 23).
+    fn wtf8(&self) -> SResult<Vec<u8>> {
         // Fast path: napi's UTF-8 read is exact unless it had to replace a lone
         // surrogate with U+FFFD; only then re-read as UTF-16 and encode each unit.
         let utf8 = self.napi.utf8(self.raw)?;
@@ -240,6 +247,24 @@ fn typed_array_element_size(ty: sys::napi_typedarray_type) -> Option<usize> {
 
 /// Encodes UTF-16 units as WTF-8 (surrogate pairs become 4-byte UTF-8; lone surrogates
 /// their own 3-byte form).
+/// Whether the running Node's better-sqlite3 turns a lone UTF-16 surrogate into U+FFFD
+/// (`EF BF BD`) when it converts a string for SQLite. It converts with V8's
+/// `String::Utf8Value`: up to V8 12 (Node 23) that wrote a lone surrogate as its own three
+/// bytes (`ED A0 80` for U+D800); V8 13 (Node 24) replaces it. Asked once per process.
+fn lone_surrogates_replaced(napi: Napi) -> bool {
+    static REPLACED: OnceLock<bool> = OnceLock::new();
+    *REPLACED.get_or_init(|| napi.node_major().is_ok_and(|major| major >= 24))
+}
+
+/// UTF-16 units as better-sqlite3 on the running Node would write them for SQLite.
+pub fn sqlite_text_from_utf16(napi: Napi, units: &[u16]) -> Vec<u8> {
+    if lone_surrogates_replaced(napi) {
+        String::from_utf16_lossy(units).into_bytes()
+    } else {
+        wtf8_from_utf16(units)
+    }
+}
+
 pub fn wtf8_from_utf16(units: &[u16]) -> Vec<u8> {
     let mut out = Vec::with_capacity(units.len() + units.len() / 2);
     let mut i = 0;

@@ -13,6 +13,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use crate::error::StoreError;
+use crate::sqlite::floor;
 
 /// The connection's raw handle. Valid while the `Connection` lives.
 fn db(conn: &Connection) -> *mut ffi::sqlite3 {
@@ -153,7 +154,22 @@ impl RawStmt {
     /// `sqlite3_step`: SQLITE_ROW, SQLITE_DONE or an error code.
     pub fn step(&mut self) -> c_int {
         // SAFETY: `handle` is a live statement owned by self.
+        let fresh = unsafe { ffi::sqlite3_stmt_busy(self.handle) } == 0;
+        floor::on_step(self.handle as usize, fresh, || self.sql().into_owned());
+        // SAFETY: as above.
         unsafe { ffi::sqlite3_step(self.handle) }
+    }
+
+    /// The statement's SQL text as prepared.
+    pub fn sql(&self) -> Cow<'_, str> {
+        // SAFETY: the text lives as long as the statement, which `&self` borrows.
+        let p = unsafe { ffi::sqlite3_sql(self.handle) };
+        if p.is_null() {
+            Cow::Borrowed("")
+        } else {
+            // SAFETY: NUL-terminated, owned by the statement.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy()
+        }
     }
 
     /// `sqlite3_reset`: the error of the last step, if any.
@@ -163,6 +179,7 @@ impl RawStmt {
     }
 
     pub fn clear_bindings(&mut self) {
+        floor::on_clear(self.handle as usize);
         // SAFETY: as above; sqlite3_clear_bindings always returns SQLITE_OK.
         unsafe { ffi::sqlite3_clear_bindings(self.handle) };
     }
@@ -196,6 +213,7 @@ impl RawStmt {
         let Ok(i) = c_int::try_from(index) else {
             return ffi::SQLITE_RANGE;
         };
+        floor::on_bind(self.handle as usize, index, value);
         // SAFETY: text and blobs are copied by SQLite (SQLITE_TRANSIENT) before returning.
         unsafe {
             match value {
@@ -224,6 +242,13 @@ impl RawStmt {
                 ),
             }
         }
+    }
+
+    /// How often SQLite prepared this statement again (after a schema change): its
+    /// columns may differ from before each time this grows.
+    pub fn reprepares(&self) -> i32 {
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_stmt_status(self.handle, ffi::SQLITE_STMTSTATUS_REPREPARE, 0) }
     }
 
     pub fn column_count(&self) -> usize {

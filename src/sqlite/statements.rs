@@ -15,6 +15,9 @@ pub struct HeldStmt {
     pub bound: bool,
     /// An `iterate()` over it is open.
     iterating: bool,
+    /// The row shape of its plain rows (`js::rows`) as of a number of re-prepares: the
+    /// shape stays valid until SQLite prepares the statement again.
+    pub row_shape: Option<(i32, u32)>,
 }
 
 #[derive(Default)]
@@ -38,6 +41,7 @@ impl StatementTable {
             stmt,
             bound: false,
             iterating: false,
+            row_shape: None,
         })
     }
 

@@ -138,6 +138,7 @@ fn undo(conn: &Connection, level: Level) -> SResult<()> {
 
 /// Transaction-control statements stay prepared: parsing them costs more than running.
 fn control(conn: &Connection, sql: &str) -> SResult<()> {
+    super::floor::on_control(sql);
     conn.prepare_cached(sql)?.raw_execute()?;
     Ok(())
 }

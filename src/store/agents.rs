@@ -1,7 +1,7 @@
 //! Agents: registration, leases, topics and the status sweeps.
 
 use super::rows::AGENT;
-use super::statements::Stmt;
+use super::stmt::Stmt;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new(

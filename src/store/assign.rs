@@ -4,10 +4,11 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::query::query;
 use super::rows::ASSIGN;
-use super::statements::{query, Stmt};
+use super::stmt::Stmt;
 use crate::error::{SResult, StoreError};
-use crate::js::bind::args_of;
+use crate::js::bind::{args_of, bind_args_with};
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 
@@ -88,7 +89,7 @@ pub fn store_list_assigns(
 ) -> Result<String> {
     with_handle(&env, db, |core| {
         let sql = list_sql(&columns, &statuses, active_before)?;
-        query(core, &sql, None, &args_of(&values)?, &ASSIGN)
+        query(core, &sql, |stmt| bind_args_with(stmt, &args_of(&values)?), &ASSIGN)
     })
 }
 

@@ -1,7 +1,7 @@
 //! Human-in-the-loop requests.
 
 use super::rows::HUMAN_REQUEST;
-use super::statements::Stmt;
+use super::stmt::Stmt;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new(

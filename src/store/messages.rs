@@ -2,7 +2,7 @@
 //! dead-letter queue.
 
 use super::rows::{MESSAGE, RAW};
-use super::statements::{Effect, Stmt};
+use super::stmt::{Effect, Stmt};
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new(

@@ -2,7 +2,9 @@
 //! run by name from the JS layer (`lib/store/`), which holds the original's argument
 //! handling; the open-time steps; the large-log indexes and counters (`scale`).
 //!
+//! - `stmt`: the statement type the areas' tables are made of (a leaf).
 //! - `statements`: the named statements, their preparation, binding and running.
+//! - `query`: the SQL built per call (filters), run on the same statement cache.
 //! - `rows`: the shape rows leave in (the original's `parse*Row`).
 //! - `agents`, `roles`, `messages`, `human`, `assign`, `stats`, `reflexion`: the SQL.
 
@@ -12,11 +14,15 @@ mod agents;
 mod assign;
 mod human;
 mod messages;
+mod query;
 mod reflexion;
 mod roles;
 mod rows;
 mod statements;
 mod stats;
+mod stmt;
+
+pub use statements::{store_all, store_get, store_run};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

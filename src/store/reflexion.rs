@@ -15,11 +15,13 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::query::query;
 use super::rows::REFLEXION;
-use super::statements::{query, Stmt};
+use super::stmt::Stmt;
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, Anonymous, Arg, Bound};
-use crate::js::value::{wtf8_from_utf16, JsVal};
+use crate::js::bind::{args_of, bind_args_with, Anonymous, Arg, Bound};
+use crate::js::napi::Napi;
+use crate::js::value::{sqlite_text_from_utf16, JsVal};
 use crate::native_db::with_handle;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -92,17 +94,28 @@ fn quoted_key_syntax_error(key: &[u16]) -> Option<StoreError> {
     ))
 }
 
-/// The exact or LIKE query with one `json_extract(context_json, <path>) = <value>` per
-/// context key: the caller's values take `?1..?(n+1)` as the original's `?`s did, the
-/// paths the `n` indexes after them.
+/// The exact or LIKE query with one `json_extract(context_json, ?) = ?` per context key:
+/// the original's SQL text with each pasted path replaced by a parameter. Parameters are
+/// numbered in the order they appear (pattern, then path and value per key), so a
+/// context too large for SQLite fails as the original's did, on the expression's depth,
+/// before any parameter number runs out.
 fn context_sql(like: bool, n: usize) -> String {
-    let filter: String = (0..n)
-        .map(|i| format!(" AND json_extract(context_json, ?{}) = ?{}", n + 2 + i, i + 2))
-        .collect();
+    let filter = " AND json_extract(context_json, ?) = ?".repeat(n);
     if like {
-        format!("SELECT * FROM reflexion_entries WHERE error_pattern LIKE ?1 ESCAPE '\\'{filter} ORDER BY confidence DESC LIMIT 10")
+        format!("SELECT * FROM reflexion_entries WHERE error_pattern LIKE ? ESCAPE '\\'{filter} ORDER BY confidence DESC LIMIT 10")
     } else {
-        format!("SELECT * FROM reflexion_entries WHERE error_pattern = ?1{filter} ORDER BY confidence DESC")
+        format!("SELECT * FROM reflexion_entries WHERE error_pattern = ?{filter} ORDER BY confidence DESC")
+    }
+}
+
+/// Where the `k`th value bound in the original's order goes in [`context_sql`]: the
+/// caller's pattern and `n` values first (as the original bound them, so their errors come
+/// in its order), then the `n` paths.
+fn context_parameter(k: usize, n: usize) -> usize {
+    match k {
+        1 => 1,
+        value if value <= n + 1 => 2 * (value - 1) + 1,
+        path => 2 * (path - n - 1),
     }
 }
 
@@ -119,18 +132,30 @@ pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, par
                 return Err(e);
             }
         }
+        let napi = Napi::new(env.raw());
         let paths: Vec<Bound> = keys
             .iter()
             .map(|k| {
                 let mut units: Vec<u16> = "$.".encode_utf16().collect();
                 units.extend_from_slice(k);
-                Bound::Text(wtf8_from_utf16(&units))
+                Bound::Text(sqlite_text_from_utf16(napi, &units))
             })
             .collect();
         let mut args = args_of(&params)?;
         args.extend(paths.iter().map(Arg::Val));
-        let layout = Anonymous(1 + 2 * keys.len());
-        query(core, &context_sql(like, keys.len()), Some(&layout), &args, &REFLEXION)
+        let n = keys.len();
+        query(
+            core,
+            &context_sql(like, n),
+            |_| {
+                let values = bind_args_with(&Anonymous(1 + 2 * n), &args)?;
+                Ok(values
+                    .into_iter()
+                    .map(|(k, value)| (context_parameter(k, n), value))
+                    .collect())
+            },
+            &REFLEXION,
+        )
     })
 }
 
@@ -155,11 +180,14 @@ mod tests {
     }
 
     #[test]
-    fn context_values_before_paths() {
+    fn context_parameters_in_order_of_appearance() {
         assert_eq!(
             context_sql(false, 2),
-            "SELECT * FROM reflexion_entries WHERE error_pattern = ?1 AND json_extract(context_json, ?4) = ?2 \
-             AND json_extract(context_json, ?5) = ?3 ORDER BY confidence DESC"
+            "SELECT * FROM reflexion_entries WHERE error_pattern = ? AND json_extract(context_json, ?) = ? \
+             AND json_extract(context_json, ?) = ? ORDER BY confidence DESC"
         );
+        // pattern, value 1, value 2, path 1, path 2 -> ?1, ?3, ?5, ?2, ?4
+        let placed: Vec<usize> = (1..=5).map(|k| context_parameter(k, 2)).collect();
+        assert_eq!(placed, [1, 3, 5, 2, 4]);
     }
 }

@@ -6,10 +6,11 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::query::query;
 use super::rows::{CANDIDATE, MESSAGE, RAW};
-use super::statements::{query, Effect, Stmt};
+use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::Arg;
+use crate::js::bind::{bind_args_with, Arg};
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 
@@ -174,6 +175,6 @@ pub fn store_list_role_keys(
 ) -> Result<String> {
     with_handle(&env, db, |core| {
         let sql = keys_sql(&columns, states.as_deref())?;
-        query(core, &sql, None, &[Arg::Js(params)], &RAW)
+        query(core, &sql, |stmt| bind_args_with(stmt, &[Arg::Js(params)]), &RAW)
     })
 }

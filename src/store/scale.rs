@@ -9,12 +9,14 @@
 //!   small converts while it runs, with no restart). Which statements run depends on a
 //!   flag kept per connection; both sets give the same results on either set of
 //!   indexes, so a flag made stale by another connection only costs speed.
-//! * On a large log, `counters.sql` keeps the row counts of `messages` and `dead_letters`
-//!   in TEMP objects of this connection (created by the first count). [`stats_row`] reads
-//!   them together with `data_version` and `schema_version`, and re-runs the script (a full
-//!   recount) when another connection committed or the schema changed since the last
-//!   count; otherwise they cost O(1). A small log counts as the original did, and its
-//!   inserts pay no trigger.
+//! * On a large log, `counters.sql` keeps the counts the statistics report (messages,
+//!   queued messages by priority class, dead letters, assign jobs by status) in TEMP
+//!   objects of this connection (created by the first count). [`stats_row`] reads them in
+//!   the same statement as [`FRESH`], and re-runs the script (a full recount, once) when
+//!   another connection committed, the schema changed or a write the triggers cannot
+//!   follow marked them stale; otherwise they cost O(1). The versions of the last count are
+//!   stored beside the counts, so a rolled-back recount takes them back with it. A small
+//!   log counts as the original did, and its writes pay no trigger.
 
 use rusqlite::Connection;
 
@@ -28,10 +30,20 @@ use crate::sqlite::transaction::{in_transaction, Behavior};
 /// the large-log indexes are created.
 pub const LARGE_LOG_ROWS: i64 = 10_000;
 
-/// The leading columns of every [`stats_row`] statement (the counted rows themselves are
-/// `(SELECT n FROM temp.store_counts WHERE name = 'messages' | 'dead_letters')`).
-pub const VERSIONS: &str =
-    "(SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version())";
+/// The first column of every [`stats_row`] statement, which reads the counters' row as
+/// `c` (`... FROM temp.store_counts AS c`): 1 when they are current, i.e. no other
+/// connection committed and the schema did not change since they were counted (both
+/// versions are stored with the counts), and no write marked them stale.
+#[macro_export]
+macro_rules! counters_fresh {
+    () => {
+        "(SELECT data_version FROM pragma_data_version()) IS c.data_version \
+AND (SELECT schema_version FROM pragma_schema_version()) IS c.schema_version AND c.stale = 0"
+    };
+}
+
+/// [`counters_fresh`] as a constant.
+pub const FRESH: &str = counters_fresh!();
 
 fn has_large_log_indexes(conn: &Connection) -> SResult<bool> {
     Ok(count(
@@ -143,7 +155,7 @@ pub fn after_commit(core: &Core) {
 pub fn open(core: &Core) -> SResult<()> {
     grow_if_large(core)?;
     if large(core) {
-        stats_row(core, &format!("SELECT {VERSIONS}"))?;
+        stats_row(core, &format!("SELECT {FRESH} FROM temp.store_counts AS c"))?;
     }
     Ok(())
 }
@@ -154,47 +166,30 @@ pub fn large(core: &Core) -> bool {
 }
 
 /// Runs `large_sql` through [`stats_row`] on a large log, else `small_sql` (the same
-/// columns, counting as the original did) as it is; returns the columns after the first two.
+/// columns, counting as the original did) as it is; returns the columns after the first.
 pub fn stats(core: &Core, large_sql: &str, small_sql: &str) -> SResult<Vec<i64>> {
     if large(core) {
         return stats_row(core, large_sql);
     }
-    Ok(int_row(&core.conn, small_sql)?.split_off(2))
+    Ok(int_row(&core.conn, small_sql)?.split_off(1))
 }
 
-/// Runs a one-row statement of integer columns whose first two are [`VERSIONS`] and
-/// returns the others; recounts first when the versions say the counters may be stale.
-/// (A second pass is taken as it is: a commit by another connection in between is as if
-/// it had come just after this call.)
+/// Runs a one-row statement of integer columns whose first is [`FRESH`] and returns the
+/// others; recounts first when that column says the counters may be stale. (A second
+/// pass is taken as it is: a commit by another connection in between is as if it had
+/// come just after this call.)
 pub fn stats_row(core: &Core, sql: &str) -> SResult<Vec<i64>> {
-    let mut pass = 0;
-    loop {
-        let row = match int_row(&core.conn, sql) {
-            Ok(row) => row,
-            // The TEMP counters are gone (changing `PRAGMA temp_store` empties the temp
-            // schema): recreate them, recount, read again.
-            Err(_) if pass == 0 => {
-                core.conn.execute_batch(COUNTERS_SQL)?;
-                core.scale.set(ScaleState {
-                    counted: None,
-                    ..core.scale.get()
-                });
-                pass += 1;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        let versions = (row[0], row[1]);
-        if pass > 0 || core.scale.get().counted == Some(versions) {
-            return Ok(row[2..].to_vec());
+    // An error here means the TEMP counters are missing: never made on this connection,
+    // or gone with the temp schema (changing `PRAGMA temp_store` empties it), or their row
+    // was deleted. The script creates what is missing and counts; the read after it
+    // reports any other error.
+    if let Ok(row) = int_row(&core.conn, sql) {
+        if row[0] == 1 {
+            return Ok(row[1..].to_vec());
         }
-        core.conn.execute_batch(COUNTERS_SQL)?;
-        core.scale.set(ScaleState {
-            counted: Some(versions),
-            ..core.scale.get()
-        });
-        pass += 1;
     }
+    core.conn.execute_batch(COUNTERS_SQL)?;
+    Ok(int_row(&core.conn, sql)?.split_off(1))
 }
 
 /// A single integer (NULL read as 0).

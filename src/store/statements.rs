@@ -9,69 +9,16 @@ use std::sync::OnceLock;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::rows::{RowShape, RAW};
+use super::query::busy;
 use super::scale;
+use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, bind_args_with, bind_raw, bound_from_js, Arg, Bound, ParamInfo, TOO_FEW, TOO_MANY};
+use crate::js::bind::{args_from, bind_args_with, bind_raw, bound_from_js, Bound, TOO_FEW, TOO_MANY};
+use crate::js::napi::{Napi, Raw};
 use crate::js::rows::write_rows;
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, RawStmt};
-
-/// What running a statement means for the large-log indexes (`scale`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    None,
-    /// Inserts a message: the rowid it gets may reach the threshold.
-    InsertsMessage,
-    /// A per-tick read: notices a log that grew by other ways.
-    TickRead,
-}
-
-/// One statement of the store.
-#[derive(Clone, Copy)]
-pub struct Stmt {
-    /// The original's name for it (`S.<name>` in `lib/store/`).
-    pub name: &'static str,
-    pub sql: &'static str,
-    /// The same statement written for the large-log indexes, run once they exist. It
-    /// binds its values as `sql` does (numbered parameters stand for the original's `?`s).
-    pub large_sql: Option<&'static str>,
-    pub rows: &'static RowShape,
-    pub effect: Effect,
-    /// Prepared when the store opens, as the original prepared its statements there: a
-    /// file whose schema lacks a column they use fails in createStore.
-    pub at_open: bool,
-}
-
-impl Stmt {
-    pub const fn new(name: &'static str, sql: &'static str) -> Stmt {
-        Stmt {
-            name,
-            sql,
-            large_sql: None,
-            rows: &RAW,
-            effect: Effect::None,
-            at_open: true,
-        }
-    }
-    pub const fn rows(self, rows: &'static RowShape) -> Stmt {
-        Stmt { rows, ..self }
-    }
-    pub const fn large(self, large_sql: &'static str) -> Stmt {
-        Stmt {
-            large_sql: Some(large_sql),
-            ..self
-        }
-    }
-    pub const fn effect(self, effect: Effect) -> Stmt {
-        Stmt { effect, ..self }
-    }
-    /// Prepared on first use (the original prepared it per call).
-    pub const fn per_call(self) -> Stmt {
-        Stmt { at_open: false, ..self }
-    }
-}
 
 /// Every statement, numbered in the order the original prepared them.
 fn all() -> &'static [Stmt] {
@@ -107,14 +54,20 @@ pub fn prepare_at_open(core: &Core) -> SResult<()> {
 
 /// Binds `params` (the call's arguments) to statement `id`, runs `f` on it, then lets
 /// `scale` see what it did.
-fn execute<T>(core: &Core, id: u32, params: &JsVal, f: impl FnOnce(&mut RawStmt, &Stmt) -> SResult<T>) -> SResult<T> {
+fn execute<T>(
+    core: &Core,
+    js: Napi,
+    id: u32,
+    params: &[Raw],
+    f: impl FnOnce(&mut RawStmt, &Stmt) -> SResult<T>,
+) -> SResult<T> {
     let def = all()
         .get(id as usize)
         .ok_or_else(|| StoreError::range_error("no such store statement"))?;
     let large = def.large_sql.is_some() && scale::large(core);
     let output = {
         let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
-        let values = bound_values(cache.fixed(&core.conn, slot(id as usize, false), def.sql)?, params)?;
+        let values = bound_values(js, cache.fixed(&core.conn, slot(id as usize, false), def.sql)?, params)?;
         let sql = if large {
             def.large_sql.unwrap_or(def.sql)
         } else {
@@ -139,17 +92,22 @@ fn execute<T>(core: &Core, id: u32, params: &JsVal, f: impl FnOnce(&mut RawStmt,
 /// the row's keys to them), bound one by one in that order as better-sqlite3 binds a
 /// named row; any other statement binds the call's arguments with better-sqlite3's
 /// positional rules (arrays spread, and so on).
-fn bound_values(stmt: &RawStmt, params: &JsVal) -> SResult<Vec<(usize, Bound)>> {
+fn bound_values(js: Napi, stmt: &RawStmt, params: &[Raw]) -> SResult<Vec<(usize, Bound)>> {
     if !is_named(stmt) {
-        return bind_args_with(stmt, &args_of(params)?);
+        return bind_args_with(stmt, &args_from(js, params)?);
     }
     let count = stmt.parameter_count();
-    let given = params.array_len()? as usize;
-    if given != count {
-        return Err(StoreError::range_error(if given < count { TOO_FEW } else { TOO_MANY }));
+    if params.len() != count {
+        return Err(StoreError::range_error(if params.len() < count {
+            TOO_FEW
+        } else {
+            TOO_MANY
+        }));
     }
-    (0..count)
-        .map(|i| Ok((i + 1, bound_from_js(&params.element(i as u32)?)?)))
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, &value)| Ok((i + 1, bound_from_js(&JsVal::wrap(js, value)?)?)))
         .collect()
 }
 
@@ -171,10 +129,6 @@ fn run(core: &Core, stmt: &mut RawStmt) -> SResult<f64> {
     } else {
         raw::changes(&core.conn) as f64
     })
-}
-
-fn busy() -> StoreError {
-    StoreError::type_error("This database connection is busy executing a query")
 }
 
 /// One statement as the JS layer sees it.
@@ -217,52 +171,49 @@ fn named_parameters(sql: &str) -> Vec<&str> {
     names
 }
 
-/// `S.<name>.run(...params)` on connection `db`: the change count.
-#[napi]
-pub fn store_run(env: Env, db: u32, id: u32, params: JsVal) -> Result<f64> {
-    with_handle(&env, db, |core| execute(core, id, &params, |stmt, _| run(core, stmt)))
-}
-
-/// `S.<name>.get(...params)`: the first row as JSON text, `""` when there is none.
-#[napi]
-pub fn store_get(env: Env, db: u32, id: u32, params: JsVal) -> Result<String> {
-    with_handle(&env, db, |core| {
-        execute(core, id, &params, |stmt, def| {
-            write_rows(&core.conn, stmt, def.rows, true)
-        })
-    })
-}
-
-/// `S.<name>.all(...params)`: the rows as a JSON array text.
-#[napi]
-pub fn store_all(env: Env, db: u32, id: u32, params: JsVal) -> Result<String> {
-    with_handle(&env, db, |core| {
-        execute(core, id, &params, |stmt, def| {
-            write_rows(&core.conn, stmt, def.rows, false)
-        })
-    })
-}
-
-/// Runs SQL the store builds per call (a WHERE of the filters given) with `args` bound as
-/// better-sqlite3 binds them to the statement, or to `layout` when the SQL numbers the
-/// parameters of a statement the original wrote with `?`s; writes its rows.
-pub fn query(
-    core: &Core,
-    sql: &str,
-    layout: Option<&dyn ParamInfo>,
-    args: &[Arg<'_>],
-    rows: &RowShape,
-) -> SResult<String> {
-    let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
-    let stmt = cache.by_text(&core.conn, sql)?;
-    let values = match layout {
-        Some(layout) => bind_args_with(layout, args)?,
-        None => bind_args_with(&*stmt, args)?,
+/// A store statement call `(db, id, ...params)` (a variadic function: `js::napi`) on the
+/// connection behind `db`.
+fn store_call(js: Napi, args: &[Raw], f: impl FnOnce(&Core, &[Raw], u32) -> SResult<Raw>) -> Result<Raw> {
+    let [db, id, params @ ..] = args else {
+        return Err(Error::from_reason(
+            "a store statement call needs a connection and a statement",
+        ));
     };
-    bind_raw(stmt, &values)?;
-    let output = write_rows(&core.conn, stmt, rows, false);
-    stmt.clear_bindings();
-    output
+    let lead = |v| {
+        js.uint32(v)
+            .map_err(|_| Error::from_reason("a store statement call has a bad handle"))
+    };
+    let (db, id) = (lead(*db)?, lead(*id)?);
+    with_handle(&Env::from_raw(js.env()), db, |core| f(core, params, id))
+}
+
+/// `S.<name>.run(...params)` as `storeRun(db, id, ...params)`: the change count.
+pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
+    store_call(js, args, |core, params, id| {
+        let changes = execute(core, js, id, params, |stmt, _| run(core, stmt))?;
+        js.number(changes)
+    })
+}
+
+/// `S.<name>.get(...params)`: the first row as shaped JSON text (`js::rows`), `""` when
+/// there is none.
+pub fn store_get(js: Napi, args: &[Raw]) -> Result<Raw> {
+    store_call(js, args, |core, params, id| {
+        let text = execute(core, js, id, params, |stmt, def| {
+            write_rows(&core.conn, stmt, def.rows, true)
+        })?;
+        js.string_utf8(text.as_bytes())
+    })
+}
+
+/// `S.<name>.all(...params)`: the rows as shaped JSON text (`js::rows`).
+pub fn store_all(js: Napi, args: &[Raw]) -> Result<Raw> {
+    store_call(js, args, |core, params, id| {
+        let text = execute(core, js, id, params, |stmt, def| {
+            write_rows(&core.conn, stmt, def.rows, false)
+        })?;
+        js.string_utf8(text.as_bytes())
+    })
 }
 
 #[cfg(test)]

@@ -1,13 +1,13 @@
 //! Sweeps and statistics. getQueueDepths, getHubStats and getAuditStats each run as one
-//! statement here (one read transaction), counting messages and dead letters from the
-//! large-log counters once the log is large (`scale`); the rest are the original's
-//! statements, run by the JS layer.
+//! statement here (one read transaction), taking their counts from the large-log counters
+//! once the log is large (`scale`); the rest are the original's statements, run by the
+//! JS layer.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::scale;
-use super::statements::{Effect, Stmt};
+use super::stmt::{Effect, Stmt};
 use crate::native_db::with_handle;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -51,30 +51,38 @@ pub(super) const STATEMENTS: &[Stmt] = &[
     ),
 ];
 
-// Each stats method is one statement (one read transaction) of the original's COUNT(*)
-// queries. On a large log (src/store/scale.rs) the row counts of messages and dead_letters
-// come from the counters instead: the original's `SELECT COUNT(*) … FROM messages` and
-// `… FROM dead_letters` walk a whole index, O(n). The first two columns are
-// scale::VERSIONS (checked by scale::stats_row); the _SMALL twins, run while the log is
-// small, count as the original did and have zeros there.
-const QUEUE_DEPTHS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
- (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters')";
-const HUB_STATS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
- (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT n FROM temp.store_counts WHERE name = 'messages'),
- (SELECT COUNT(*) FROM assign_jobs WHERE status IN ('queued','running')),
- (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters')";
-const AUDIT_STATS: &str = "SELECT (SELECT data_version FROM pragma_data_version()), (SELECT schema_version FROM pragma_schema_version()),
- (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT n FROM temp.store_counts WHERE name = 'messages'), (SELECT n FROM temp.store_counts WHERE name = 'dead_letters'),
- (SELECT COUNT(*) FROM assign_jobs WHERE status = 'queued'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'running'),
- (SELECT COUNT(*) FROM assign_jobs WHERE status = 'failed'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'timed_out')";
+// Each stats method is one statement (one read transaction). On a large log
+// (src/store/scale.rs) every count the original takes over messages, dead_letters and
+// assign_jobs comes from the counters (src/sqlite/counters.sql): its COUNT(*)s walk a
+// whole index, or every queued message, or every job of a status. Only online_agents is
+// counted (the agents table stays small, through idx_agents_status). The first column is
+// scale::FRESH (checked by scale::stats_row); the _SMALL twins, run while the log is
+// small, are the original's statements with a 0 there.
+const QUEUE_DEPTHS: &str = concat!(
+    "SELECT ",
+    crate::counters_fresh!(),
+    ", c.urgent, c.normal, c.dead_letters FROM temp.store_counts AS c"
+);
+const HUB_STATS: &str = concat!(
+    "SELECT ",
+    crate::counters_fresh!(),
+    ", (SELECT COUNT(*) FROM agents WHERE status='online'), c.messages, c.assign_queued + c.assign_running,
+ c.urgent, c.normal, c.dead_letters FROM temp.store_counts AS c"
+);
+const AUDIT_STATS: &str = concat!(
+    "SELECT ",
+    crate::counters_fresh!(),
+    ", (SELECT COUNT(*) FROM agents WHERE status='online'), c.messages, c.dead_letters,
+ c.assign_queued, c.assign_running, c.assign_failed, c.assign_timed_out FROM temp.store_counts AS c"
+);
 
-const QUEUE_DEPTHS_SMALL: &str = "SELECT 0, 0,
+const QUEUE_DEPTHS_SMALL: &str = "SELECT 0,
  (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT COUNT(*) FROM dead_letters)";
-const HUB_STATS_SMALL: &str = "SELECT 0, 0,
+const HUB_STATS_SMALL: &str = "SELECT 0,
  (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT COUNT(*) FROM messages),
  (SELECT COUNT(*) FROM assign_jobs WHERE status IN ('queued','running')),
  (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority >= 7), (SELECT COUNT(*) FROM messages WHERE status='queued' AND priority < 7), (SELECT COUNT(*) FROM dead_letters)";
-const AUDIT_STATS_SMALL: &str = "SELECT 0, 0,
+const AUDIT_STATS_SMALL: &str = "SELECT 0,
  (SELECT COUNT(*) FROM agents WHERE status='online'), (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM dead_letters),
  (SELECT COUNT(*) FROM assign_jobs WHERE status = 'queued'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'running'),
  (SELECT COUNT(*) FROM assign_jobs WHERE status = 'failed'), (SELECT COUNT(*) FROM assign_jobs WHERE status = 'timed_out')";

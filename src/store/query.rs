@@ -1,0 +1,32 @@
+//! SQL that the store builds per call (the filters of listAssigns, listRoleKeys and
+//! findReflexion with a context), run on the connection's statement cache.
+
+use crate::error::{SResult, StoreError};
+use crate::js::bind::{bind_raw, Bound};
+use crate::js::rows::{write_rows, RowShape};
+use crate::native_db::Core;
+use crate::sqlite::raw::RawStmt;
+
+/// Runs SQL the store builds per call (a WHERE of the filters given): prepared (its
+/// errors come first, as the original prepared it per call), then bound with the values
+/// `bind` computes for it (better-sqlite3's rules, `bind_args_with`); writes its rows.
+pub fn query(
+    core: &Core,
+    sql: &str,
+    bind: impl FnOnce(&RawStmt) -> SResult<Vec<(usize, Bound)>>,
+    rows: &RowShape,
+) -> SResult<String> {
+    let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
+    let stmt = cache.by_text(&core.conn, sql)?;
+    let values = bind(stmt)?;
+    bind_raw(stmt, &values)?;
+    let output = write_rows(&core.conn, stmt, rows, false);
+    stmt.clear_bindings();
+    output
+}
+
+/// A store call made while another one holds the statement cache (a caller's callback
+/// that re-entered the store from inside a statement's binding).
+pub fn busy() -> StoreError {
+    StoreError::type_error("This database connection is busy executing a query")
+}
