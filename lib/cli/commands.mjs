@@ -83,7 +83,7 @@ export const COMMANDS = {
     args: ['db', 'out'],
     summary: 'online consistent copy while the hub writes (--vacuum: compacted copy)',
     about:
-      'Copies into a temporary file beside <out>, checks the copy (quick_check, row counts),\nsyncs it and renames it to <out>: <out> is never left half-written, and Ctrl-C or\nSIGTERM removes the temporary file. <out> may never be the database or one of its\n-wal, -shm, -journal files (compared by device and inode too), even with --force.',
+      'Copies into a temporary file beside <out>, checks the copy (quick_check, row counts),\nsyncs it and renames it to <out>: <out> is never left half-written, and Ctrl-C or\nSIGTERM removes the temporary file. <out> may never be the database or one of its\n-wal, -shm, -journal files (compared by device and inode too), even with --force.\nOn POSIX the copy gets the permission bits of the database file from its first byte.',
     options: {
       vacuum: [{ type: 'boolean' }, '--vacuum', 'compacted copy (VACUUM INTO)'],
       force: [{ type: 'boolean' }, '--force', 'replace <out> if it exists'],

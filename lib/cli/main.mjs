@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 
 import { COMMANDS, commandHelp, generalHelp, parseOptions, usage } from './commands.mjs';
-import { CliError, EXIT_USAGE, intOption, println } from './util.mjs';
+import { CliError, EXIT_USAGE, intOption, println, visible } from './util.mjs';
 
 const pkg = createRequire(import.meta.url)('../../package.json');
 
@@ -53,12 +53,13 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
     const command = await import(`./commands/${name}.mjs`);
     return await command.run({ args, options, io });
   } catch (error) {
+    // A message quotes paths, names and arguments: escaped whole, it stays one line.
     if (error instanceof CliError) {
-      println(io.stderr, `triflux-store: ${error.message}`);
+      println(io.stderr, `triflux-store: ${visible(error.message)}`);
       return error.exitCode;
     }
     const detail = error && error.name === 'SqliteError' ? `${error.message} (${error.code})` : String(error?.message ?? error);
-    println(io.stderr, `triflux-store: ${detail.split('\n')[0]}`);
+    println(io.stderr, `triflux-store: ${visible(detail.split('\n')[0])}`);
     if (process.env.TRIFLUX_STORE_DEBUG) println(io.stderr, String(error?.stack));
     return EXIT_USAGE;
   }

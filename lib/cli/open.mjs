@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { Database } from 'triflux-native-store';
 
 import { journalBytes, readHead, walBytes, WAL_HEADER_BYTES } from './files.mjs';
-import { CliError, println } from './util.mjs';
+import { CliError, println, visible } from './util.mjs';
 
 /** The schema version this package's store writes (src/sqlite/schema.sql). */
 export const STORE_SCHEMA_VERSION = 6;
@@ -92,7 +92,7 @@ export function openReadOnly(path, { busyTimeout = 5000, io, quiet = false } = {
   if (io && !quiet) {
     println(
       io.stderr,
-      `triflux-store: note: ${path} is read immutable (as it is on disk, without locks): SQLite cannot share-lock it here (${failure.code}) and it has no -wal to read`,
+      `triflux-store: note: ${visible(path)} is read immutable (as it is on disk, without locks): SQLite cannot share-lock it here (${failure.code}) and it has no -wal to read`,
     );
   }
   return { db, immutable: true };

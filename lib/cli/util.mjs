@@ -14,6 +14,31 @@ export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
 
+// Text from the file or from the arguments reaches a terminal only through visible(): a
+// character a terminal would act on instead of showing (C0 controls, DEL, the C1 controls
+// U+0080-U+009F of UTF-8 terminals: ESC and CSI start escape sequences, OSC retitles the
+// window or writes the clipboard, CR and NL fake lines; the Unicode line separators and
+// the bidi embedding, override and isolate controls that reorder a line) is shown as its
+// escape, `\x1b`, `\n`, `\u202e`. Backslashes stay as they are (Windows paths).
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** The same characters without C0, which JSON.stringify escapes itself (its layout has newlines). */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const hex = (c, digits) => c.charCodeAt(0).toString(16).padStart(digits, '0');
+
+/** `value` as text safe for a terminal: every unsafe character escaped and visible, on one line. */
+export function visible(value) {
+  return String(value).replace(UNSAFE, (c) => NAMED[c] ?? (c.charCodeAt(0) < 0x100 ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`));
+}
+
+/**
+ * `value` as JSON that reads back exactly and is safe for a terminal: the characters
+ * JSON.stringify leaves raw (DEL, C1, the separators and bidi controls) as \u escapes.
+ */
+export function jsonText(value, indent = undefined) {
+  return JSON.stringify(value, null, indent).replace(UNSAFE_IN_JSON, (c) => `\\u${hex(c, 4)}`);
+}
+
 /** 1234567 → "1,234,567" (fixed locale so output does not depend on the machine). */
 export function int(n) {
   return Number.isFinite(n) ? Math.trunc(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',') : String(n);
@@ -71,9 +96,10 @@ export function iso(ms) {
  * Columns are separated by two spaces and the header is underlined.
  */
 export function table(rows, columns) {
+  // Widths count the escaped form, as it is shown.
   const cells = rows.map((row) => columns.map(([, key]) => {
     const v = typeof key === 'function' ? key(row) : row[key];
-    return v == null ? '-' : String(v);
+    return v == null ? '-' : visible(v);
   }));
   const widths = columns.map(([header], i) => Math.max(header.length, ...cells.map((r) => r[i].length)));
   const line = (values) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ').trimEnd();
@@ -84,10 +110,11 @@ export function table(rows, columns) {
   ].join('\n');
 }
 
-/** "key   value" lines with aligned values. */
+/** "key   value" lines with aligned values (both shown escaped). */
 export function pairs(entries) {
-  const width = Math.max(...entries.map(([k]) => k.length));
-  return entries.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+  const shown = entries.map(([k, v]) => [visible(k), visible(v)]);
+  const width = Math.max(...shown.map(([k]) => k.length));
+  return shown.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
 }
 
 /**
@@ -108,12 +135,16 @@ export function printListing(io, options, { key, rows, now, columns, summary }) 
 
 /** `--json` output: the value as indented JSON on its own lines. */
 export function printJson(stream, value) {
-  println(stream, JSON.stringify(value, null, 2));
+  println(stream, jsonText(value, 2));
 }
 
-/** Writes text plus a newline to a stream (the io object's stdout or stderr). */
+/**
+ * Writes text plus a newline to a stream (the io object's stdout or stderr). Its newlines
+ * are the layout's; every other unsafe character is escaped here as a last guard (a field
+ * that may hold a newline is passed through visible() where it is put in the text).
+ */
 export function println(stream, text = '') {
-  stream.write(`${text}\n`);
+  stream.write(`${String(text).split('\n').map(visible).join('\n')}\n`);
 }
 
 /** Parses a non-negative integer option, or throws a usage error naming it. */

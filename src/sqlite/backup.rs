@@ -7,6 +7,7 @@
 use rusqlite::{ffi, Connection};
 
 use super::connection::{self, OpenMode};
+use super::dest_file;
 use super::raw::{self, RawBackup};
 use crate::error::{SResult, StoreError};
 use crate::handles::Handles;
@@ -37,8 +38,14 @@ pub struct Backups {
 
 impl Backups {
     /// Opens `dest` (created if missing) and starts copying schema `source_name` of
-    /// `source` into it. `unlink`: the file is new; remove it unless the copy completes.
+    /// `source` into it. `unlink`: the file is new; remove it unless the copy completes
+    /// (on POSIX whether this call created it decides). `dest` never gets more permission
+    /// bits than the source's file (dest_file).
     pub fn start(&mut self, source: &Connection, source_name: &str, dest: &str, unlink: bool) -> SResult<u32> {
+        let unlink = match dest_file::schema_file(source, source_name)? {
+            Some(file) => dest_file::prepare(&file, dest)?.unwrap_or(unlink),
+            None => unlink,
+        };
         // better-sqlite3 opens the destination read-write with no busy timeout: a locked
         // destination makes a step return SQLITE_BUSY, retried by the next step.
         let mode = OpenMode {
@@ -167,6 +174,8 @@ mod tests {
     fn an_unfinished_new_file_is_removed_and_clear_ends_every_backup() {
         let src = source(200);
         let (a, b) = (temp_path("a"), temp_path("b"));
+        // `b` exists before the backup (an empty file is an empty database).
+        std::fs::write(&b, b"").unwrap();
         let mut backups = Backups::default();
         let ida = backups.start(&src, "main", &a, true).unwrap();
         let idb = backups.start(&src, "main", &b, false).unwrap();

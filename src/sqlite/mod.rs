@@ -1,9 +1,10 @@
 //! SQLite plumbing: the connection, the one transaction guard, the raw C API behind one
-//! safe module, the schema with its open-time migration, and online
-//! backups, and the benchmarks' floor recorder (`floor`). No napi.
+//! safe module, the schema with its open-time migration, online backups and the files
+//! they write, and the benchmarks' floor recorder (`floor`). No napi.
 
 pub mod backup;
 pub mod connection;
+pub mod dest_file;
 pub mod floor;
 pub mod raw;
 pub mod schema;

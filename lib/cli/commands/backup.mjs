@@ -16,7 +16,7 @@ import { Database } from 'triflux-native-store';
 
 import { SET_SUFFIXES, touchesDatabase } from '../files.mjs';
 import { cliError, ident, openHub, sqlite, tableNames } from '../open.mjs';
-import { CliError, bytes, duration, int, intOption, pairs, printJson, println } from '../util.mjs';
+import { CliError, bytes, duration, int, intOption, pairs, printJson, println, visible } from '../util.mjs';
 
 const MAX_STEP = 0x7fffffff;
 const BAR_WIDTH = 30;
@@ -34,10 +34,16 @@ function checkDestination(source, out, force) {
   }
 }
 
-/** A new, empty temporary file beside `out` (created exclusively, so never someone else's). */
-function createTemporary(out) {
+/**
+ * A new, empty temporary file beside `out` (created exclusively, so never someone else's)
+ * with the permission bits of the database `source` (the umask may narrow them): the copy
+ * is never readable by more users than the database, from its first byte. Windows keeps
+ * only a read-only flag in a mode, so there the file takes its folder's ACL.
+ */
+export function createTemporary(out, source) {
   const path = join(dirname(resolve(out)), `.${basename(out)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  closeSync(openSync(path, 'wx'));
+  const mode = process.platform === 'win32' ? undefined : statSync(source).mode & 0o777;
+  closeSync(openSync(path, 'wx', mode));
   return path;
 }
 
@@ -162,7 +168,7 @@ function verifyCopy(copyPath, out) {
 /** Copies the open database into `temporary`; returns { steps, restarts }. */
 async function copyInto(db, path, temporary, out, { vacuum, step, report, interrupted }) {
   if (vacuum) {
-    report.note(`VACUUM INTO ${out} (one consistent snapshot, compacted)`);
+    report.note(`VACUUM INTO ${visible(out)} (one consistent snapshot, compacted)`);
     sqlite(path, () => db.prepare('VACUUM INTO ?').run(temporary));
     return { steps: 0, restarts: 0 };
   }
@@ -208,7 +214,7 @@ export async function run({ args, options, io }) {
   let counts;
   let size;
   try {
-    temporary = createTemporary(out);
+    temporary = createTemporary(out, path);
     interrupted = interruptions(temporary);
     try {
       counts = await copyInto(db, path, temporary, out, { vacuum: options.vacuum, step, report, interrupted });
@@ -236,7 +242,7 @@ export async function run({ args, options, io }) {
   }
   if (interrupted.signal !== null) {
     report.done();
-    println(io.stderr, `triflux-store: backup stopped by ${interrupted.signal}: the temporary copy was removed, ${out} was not written`);
+    println(io.stderr, `triflux-store: backup stopped by ${interrupted.signal}: the temporary copy was removed, ${visible(out)} was not written`);
     return SIGNAL_EXIT[interrupted.signal];
   }
   if (installed && !options.vacuum) report.update(copy.page_count, copy.page_count);

@@ -7,7 +7,7 @@
 
 import { checkFile, openReadOnly, schemaVersion, STORE_SCHEMA_VERSION } from '../open.mjs';
 import { compareSchema, describeSchema } from '../schema.mjs';
-import { CliError, int, printJson, println } from '../util.mjs';
+import { CliError, int, printJson, println, visible } from '../util.mjs';
 
 const MAX_INTEGRITY_LINES = 100;
 
@@ -113,9 +113,9 @@ export function run({ args, options, io }) {
   println(io.stdout, `${`schema v${STORE_SCHEMA_VERSION}`.padEnd(19)}${schemaText}`);
   if (findings.length > 0) {
     println(io.stdout);
-    for (const f of findings) println(io.stdout, `  ${f.check}: ${f.detail}`);
+    for (const f of findings) println(io.stdout, `  ${f.check}: ${visible(f.detail)}`);
   }
-  for (const n of notes) println(io.stdout, `  note: ${n.detail}`);
+  for (const n of notes) println(io.stdout, `  note: ${visible(n.detail)}`);
   println(io.stdout, clean ? '\nclean' : `\nNOT CLEAN: ${count(findings.length, 'finding')}`);
   return clean ? 0 : 1;
 }

@@ -4,7 +4,7 @@
 
 import { fileSize, walPath } from '../files.mjs';
 import { openHub, sqlite } from '../open.mjs';
-import { bytes, int, pairs, printJson, println } from '../util.mjs';
+import { bytes, int, pairs, printJson, println, visible } from '../util.mjs';
 
 const walSize = (path) => fileSize(walPath(path));
 
@@ -51,7 +51,7 @@ export function run({ args, options, io }) {
     return code;
   }
   if (!result.wal) {
-    println(io.stdout, `${path}: journal mode is ${result.journal_mode}, not wal: nothing to checkpoint`);
+    println(io.stdout, `${visible(path)}: journal mode is ${result.journal_mode}, not wal: nothing to checkpoint`);
     return 0;
   }
   println(

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 
 import { fileSize, readHead, walPath } from '../files.mjs';
 import { ident, openHub, sqlite, STORE_SCHEMA_VERSION, tableNames } from '../open.mjs';
-import { bytes, int, pairs, printJson, println } from '../util.mjs';
+import { bytes, int, pairs, printJson, println, visible } from '../util.mjs';
 
 const pkg = createRequire(import.meta.url)('../../../package.json');
 
@@ -75,8 +75,9 @@ export function run({ args, options, io }) {
   );
   println(io.stdout);
   const names = Object.keys(info.tables);
-  const width = Math.max(5, ...names.map((n) => n.length));
+  const shown = names.map(visible);
+  const width = Math.max(5, ...shown.map((n) => n.length));
   println(io.stdout, `${'table'.padEnd(width)}  rows`);
-  for (const name of names) println(io.stdout, `${name.padEnd(width)}  ${int(info.tables[name])}`);
+  names.forEach((name, i) => println(io.stdout, `${shown[i].padEnd(width)}  ${int(info.tables[name])}`));
   return 0;
 }

@@ -13,7 +13,7 @@ import { createStore, Database } from 'triflux-native-store';
 
 import { cliError, openHub, sqlite, STORE_SCHEMA_VERSION } from '../open.mjs';
 import { expectedSchema } from '../schema.mjs';
-import { CliError, duration, pairs, printJson, println } from '../util.mjs';
+import { CliError, duration, pairs, printJson, println, visible } from '../util.mjs';
 
 const INDEXES_ON_MESSAGES =
   "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' AND sql IS NOT NULL ORDER BY rowid";
@@ -127,7 +127,7 @@ export function run({ args, options, io }) {
     return 0;
   }
   if (!result.changed) {
-    println(io.stdout, `${path}: has the original store's indexes on messages already; nothing to do`);
+    println(io.stdout, `${visible(path)}: has the original store's indexes on messages already; nothing to do`);
     return 0;
   }
   println(

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { openHub, openReadOnly, requireTables, sqlite } from '../open.mjs';
-import { intOption, iso, println } from '../util.mjs';
+import { intOption, iso, jsonText, println, visible } from '../util.mjs';
 
 const CHUNK = 1000;
 const PAYLOAD_WIDTH = 160;
@@ -43,10 +43,12 @@ function publicRow(row) {
   return rest;
 }
 
+/** One message on one line: every field escaped (an agent cannot end the line or fake another). */
 function line(row) {
-  const payload = String(row.payload_json ?? '');
+  const payload = visible(row.payload_json ?? '');
   const shown = payload.length > PAYLOAD_WIDTH ? `${payload.slice(0, PAYLOAD_WIDTH - 1)}…` : payload;
-  return `${iso(row.created_at_ms)}  ${row.type.padEnd(8)}  ${row.from_agent} -> ${row.to_agent}  [${row.topic}] p${row.priority} ${row.status}  ${shown}`;
+  const [type, from, to, topic, priority, status] = [row.type, row.from_agent, row.to_agent, row.topic, row.priority, row.status].map(visible);
+  return `${iso(row.created_at_ms)}  ${type.padEnd(8)}  ${from} -> ${to}  [${topic}] p${priority} ${status}  ${shown}`;
 }
 
 export async function run({ args, options, io }) {
@@ -57,7 +59,7 @@ export async function run({ args, options, io }) {
   const timeout = intOption(options.timeout, 'timeout');
   const filter = { agent: options.agent, topic: options.topic, type: options.type };
   const matches = matcher(filter);
-  const print = (row) => println(io.stdout, options.json ? JSON.stringify(publicRow(row)) : line(row));
+  const print = (row) => println(io.stdout, options.json ? jsonText(publicRow(row)) : line(row));
 
   let { db, version, immutable } = openHub(path, options, io);
   let stop = false;

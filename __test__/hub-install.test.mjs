@@ -1,0 +1,140 @@
+// README "Using it in the hub", step by step, on a hub-shaped folder this test writes: the
+// package installed from its packed tarballs (as npm installs it from the registry), the
+// one-line hub/store.mjs that re-exports it, a hub/store-adapter.mjs that imports
+// ./store.mjs the way the hub's does (createStore with importBetterSqlite3's constructor,
+// type "sqlite", the adaptive rules through store.db, the in-memory fallback), the check
+// that the hub runs on it, and what a machine without the binary gets.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { emulator, packWithLocalBinary, repoRoot, tempDir } from './helpers.mjs';
+
+// The README's line, word for word.
+const STORE_MJS = "export * from 'triflux-native-store';\n";
+
+// The hub's adapter, reduced to what it does with the store (its adaptive-rules schema and
+// CRUD on store.db, its fall-back to a memory store on any failure).
+const ADAPTER = `import { createStore, importBetterSqlite3 } from './store.mjs';
+
+function ensureAdaptiveRulesSchema(db) {
+  const version = db.prepare('SELECT value FROM _meta WHERE key = ?').pluck().get('adaptive_rules_schema_version');
+  if (version === '2') return;
+  db.exec(\`CREATE TABLE IF NOT EXISTS adaptive_rules (
+      project_slug TEXT NOT NULL, pattern TEXT NOT NULL, confidence REAL NOT NULL DEFAULT 0.5,
+      hit_count INTEGER NOT NULL DEFAULT 1, last_seen_ms INTEGER NOT NULL, created_ms INTEGER NOT NULL,
+      error_message TEXT, solution TEXT, context TEXT, PRIMARY KEY (project_slug, pattern));
+    CREATE INDEX IF NOT EXISTS idx_adaptive_rules_seen ON adaptive_rules(project_slug, last_seen_ms DESC);\`);
+  if (!db.pragma('table_info(adaptive_rules)').some((c) => c.name === 'context')) throw new Error('no v2 columns');
+  db.prepare('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)').run('adaptive_rules_schema_version', '2');
+}
+
+function attachAdaptiveRuleStore(store) {
+  if (store.type !== 'sqlite' || !store.db) return store;
+  ensureAdaptiveRulesSchema(store.db);
+  store.addAdaptiveRule = (rule) =>
+    store.db
+      .prepare(\`INSERT INTO adaptive_rules (project_slug, pattern, confidence, last_seen_ms, created_ms, solution)
+        VALUES (@project_slug, @pattern, @confidence, @now, @now, @solution)
+        ON CONFLICT(project_slug, pattern) DO UPDATE SET hit_count = hit_count + 1, last_seen_ms = excluded.last_seen_ms\`)
+      .run({ confidence: 0.5, ...rule, now: Date.now() }).changes;
+  store.findAdaptiveRule = (slug, pattern) =>
+    store.db.prepare('SELECT * FROM adaptive_rules WHERE project_slug = ? AND pattern = ?').get(slug, pattern) ?? null;
+  return store;
+}
+
+export async function createStoreAdapter(dbPath, options = {}) {
+  const loadDatabase = options.loadDatabase || importBetterSqlite3;
+  try {
+    const DatabaseCtor = await loadDatabase();
+    const store = createStore(dbPath, { DatabaseCtor });
+    store.type = 'sqlite';
+    return attachAdaptiveRuleStore(store);
+  } catch (error) {
+    console.warn('[store] SQLite unavailable (' + error.message + '), using in-memory fallback');
+    return { type: 'memory', close() {} };
+  }
+}
+`;
+
+// The hub's side: create the store through the adapter, write, read, close (twice, as
+// the hub's stop() and idle timer both may), reopen and read the same rows back.
+const HUB = `import { createStoreAdapter } from './store-adapter.mjs';
+
+const dbPath = process.argv[2];
+const first = await createStoreAdapter(dbPath);
+const out = { type: first.type };
+if (first.type === 'sqlite') {
+  first.registerAgent({ agent_id: 'codex-1', cli: 'codex', topics: ['build'], heartbeat_ttl_ms: 60000 });
+  const sent = first.enqueueMessage({ type: 'event', from: 'hub', to: 'codex-1', topic: 'build', priority: 5, ttl_ms: 60000, payload: { n: 1 } });
+  first.addAdaptiveRule({ project_slug: 'p', pattern: 'timeout', solution: 'retry' });
+  out.written = { agent: first.getAgent('codex-1').agent_id, message: first.getMessage(sent.id).payload };
+  first.close();
+  first.close();
+  const again = await createStoreAdapter(dbPath);
+  out.reopened = {
+    type: again.type,
+    agents: again.listAllAgents().map((a) => a.agent_id),
+    message: again.getMessage(sent.id).payload,
+    rule: again.findAdaptiveRule('p', 'timeout').solution,
+    stats: again.getHubStats().total_messages,
+  };
+  again.close();
+}
+console.log(JSON.stringify(out));
+`;
+
+function run(command, args, { cwd, env = {} }) {
+  const clean = { ...process.env };
+  delete clean.TRIFLUX_NATIVE_STORE_BINARY;
+  delete clean.NAPI_RS_NATIVE_LIBRARY_PATH;
+  const r = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...clean, ...env }, shell: process.platform === 'win32' });
+  assert.equal(r.status, 0, `${command} ${args.join(' ')}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+const lastJson = (r) => JSON.parse(r.stdout.trim().split('\n').at(-1));
+
+// npm's .cmd shims end in a `goto` that Windows' cmd.exe runs and Wine's silently does not.
+const wineSkip = emulator === 'wine' && "Wine's cmd.exe does not run npm's .cmd shims (npm install exits 0 without installing)";
+test('README "Using it in the hub": install, the one-line hub/store.mjs, the check, the fall-back', { skip: wineSkip }, (t) => {
+  const { tarballs } = packWithLocalBinary(t);
+  const hub = tempDir(t);
+  writeFileSync(join(hub, 'package.json'), JSON.stringify({ name: 'hub-under-test', version: '1.0.0', private: true, type: 'module' }));
+  // Step 1, the install (from the registry: npm install triflux-native-store).
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs], { cwd: hub });
+  // Step 2, hub/store.mjs.
+  mkdirSync(join(hub, 'hub'));
+  writeFileSync(join(hub, 'hub', 'store.mjs'), STORE_MJS);
+  writeFileSync(join(hub, 'hub', 'store-adapter.mjs'), ADAPTER);
+  writeFileSync(join(hub, 'hub', 'hub.mjs'), HUB);
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  assert.ok(readme.includes(STORE_MJS.trim()), 'the README gives this line');
+
+  // Step 3, the check: the hub's store.mjs answers with this package and its binary.
+  const check = readme.match(/^ *node -e "(import\('\.\/hub\/store\.mjs'\).*)"$/m);
+  assert.ok(check, 'the README gives the check command');
+  const version = lastJson(run(process.execPath, ['-e', check[1]], { cwd: hub }));
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+  assert.equal(version.version, pkg.version);
+  assert.ok(realpathSync(version.binary).startsWith(realpathSync(join(hub, 'node_modules'))), `the installed binary: ${version.binary}`);
+
+  // The hub runs on it: create, write, read, close, reopen.
+  const dbPath = join(hub, 'data', 'state.db');
+  const out = lastJson(run(process.execPath, [join('hub', 'hub.mjs'), dbPath], { cwd: hub }));
+  assert.deepEqual(out, {
+    type: 'sqlite',
+    written: { agent: 'codex-1', message: { n: 1 } },
+    reopened: { type: 'sqlite', agents: ['codex-1'], message: { n: 1 }, rule: 'retry', stats: 1 },
+  });
+
+  // A machine without the binary: the hub starts on its in-memory store, and says why.
+  const missing = join(hub, 'no-such-binary.node');
+  const bare = run(process.execPath, [join('hub', 'hub.mjs'), join(hub, 'data', 'other.db')], {
+    cwd: hub,
+    env: { TRIFLUX_NATIVE_STORE_BINARY: missing },
+  });
+  assert.deepEqual(lastJson(bare), { type: 'memory' });
+  assert.match(bare.stderr, /\[store\] SQLite unavailable \(triflux-native-store: cannot load the native binary for /);
+});
