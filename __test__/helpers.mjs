@@ -79,6 +79,23 @@ export const BetterSqlite3 = referencePath ? require(referencePath) : null;
 /** What a child process opens a second connection with: better-sqlite3, else this package's own. */
 export const secondConnection = referencePath ? require.resolve(referencePath) : join(repoRoot, 'better-sqlite3.cjs');
 
+/**
+ * The bytes the original stores for a lone surrogate (U+D800) on this Node, in hex: asked
+ * of better-sqlite3, the reference, where it runs; elsewhere (Windows under Wine) by Node's
+ * major version, the line V8 13 drew (Node 24: U+FFFD instead of the surrogate's own bytes).
+ */
+export function loneSurrogateHex() {
+  if (BetterSqlite3) {
+    const db = new BetterSqlite3(':memory:');
+    try {
+      return db.prepare('SELECT hex(?)').pluck().get('\ud800');
+    } finally {
+      db.close();
+    }
+  }
+  return Number(process.versions.node.split('.')[0]) >= 24 ? 'EFBFBD' : 'EDA080';
+}
+
 // A second connection in a child process: better-sqlite3 bundles its own SQLite, and
 // two SQLite copies in one process break each other's POSIX locks on close. Where
 // better-sqlite3 has no build, this package's Database (a process of its own too).

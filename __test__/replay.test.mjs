@@ -19,7 +19,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
-import { BetterSqlite3, emulator, repoRoot } from './helpers.mjs';
+import { emulator, loneSurrogateHex, repoRoot } from './helpers.mjs';
 
 /** @type {Record<string, Record<number, string>>} file (relative to the repo) -> { i: reason } */
 export const EXCLUDED = {
@@ -32,23 +32,8 @@ const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENC
 const WARMUP = emulator ? ['--warmup=400'] : [];
 const TIMEOUT_MS = 10 * 60 * 1000;
 
-/**
- * How the original stores a lone surrogate on this Node (the traces were recorded on Node
- * 20): asked of better-sqlite3, the reference, where it runs; elsewhere (Windows under
- * Wine) by Node's major version, the line V8 13 drew (Node 24).
- */
-function loneSurrogates() {
-  if (BetterSqlite3) {
-    const db = new BetterSqlite3(':memory:');
-    try {
-      return db.prepare('SELECT hex(?)').pluck().get('\ud800') === 'EFBFBD' ? 'replaced' : 'bytes';
-    } finally {
-      db.close();
-    }
-  }
-  return Number(process.versions.node.split('.')[0]) >= 24 ? 'replaced' : 'bytes';
-}
-const LONE_SURROGATES = `--lone-surrogates=${loneSurrogates()}`;
+// How the original stores a lone surrogate on this Node (the traces were recorded on Node 20).
+const LONE_SURROGATES = `--lone-surrogates=${loneSurrogateHex() === 'EFBFBD' ? 'replaced' : 'bytes'}`;
 
 const files = [
   ...readdirSync(join(repoRoot, 'golden'))
