@@ -5,11 +5,18 @@
 use rusqlite::ffi;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
+use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
 use crate::js::napi::{Napi, Raw};
 use crate::js::value::JsVal;
 use crate::sqlite::raw::RawStmt;
+
+/// The values of one statement call by parameter index, as [`bind_args_with`] computes them.
+pub type BoundValues = SmallVec<[(usize, Bound); 8]>;
+
+/// The arguments of one statement call.
+pub type Args<'a> = SmallVec<[Arg<'a>; 8]>;
 
 /// A value ready to bind, owned so that JS reads happen before SQLite runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +129,7 @@ impl ParamInfo for RawStmt {
 }
 
 /// [`bind_args`] for any statement that can describe its parameters.
-pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SResult<Vec<(usize, Bound)>> {
+pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SResult<BoundValues> {
     let param_count = stmt.parameter_count();
     // Named parameters (without their prefix), looked up only when a plain object is bound.
     let named = || -> Vec<(usize, String)> {
@@ -142,10 +149,10 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
         }
         anon_index
     };
-    let mut out = Vec::with_capacity(param_count);
+    let mut out = BoundValues::with_capacity(param_count);
     let mut count = 0usize;
     let mut bound_object = false;
-    let place = |out: &mut Vec<(usize, Bound)>, index: usize, b: Bound| -> SResult<()> {
+    let place = |out: &mut BoundValues, index: usize, b: Bound| -> SResult<()> {
         if index > param_count || index == 0 {
             return Err(StoreError::range_error(TOO_MANY));
         }
@@ -231,14 +238,14 @@ pub fn bind_raw(stmt: &mut RawStmt, values: &[(usize, Bound)]) -> SResult<()> {
 }
 
 /// The arguments of a variadic native call (`js::napi::Variadic`) as they were passed.
-pub fn args_from(napi: Napi, raw: &[Raw]) -> SResult<Vec<Arg<'static>>> {
+pub fn args_from<'a>(napi: Napi, raw: &[Raw]) -> SResult<Args<'a>> {
     raw.iter().map(|&v| Ok(Arg::Js(JsVal::wrap(napi, v)?))).collect()
 }
 
 /// The arguments of a JS call, as the glue's rest parameter gathered them in an array.
-pub fn args_of(params: &JsVal) -> SResult<Vec<Arg<'static>>> {
+pub fn args_of<'a>(params: &JsVal) -> SResult<Args<'a>> {
     let len = params.array_len()?;
-    let mut out = Vec::with_capacity(len as usize);
+    let mut out = Args::with_capacity(len as usize);
     for i in 0..len {
         out.push(Arg::Js(params.element(i)?));
     }

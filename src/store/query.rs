@@ -2,7 +2,7 @@
 //! findReflexion with a context), run on the connection's statement cache.
 
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{bind_raw, Bound};
+use crate::js::bind::{bind_raw, BoundValues};
 use crate::js::rows::{write_rows, RowShape};
 use crate::native_db::Core;
 use crate::sqlite::raw::RawStmt;
@@ -13,7 +13,7 @@ use crate::sqlite::raw::RawStmt;
 pub fn query(
     core: &Core,
     sql: &str,
-    bind: impl FnOnce(&RawStmt) -> SResult<Vec<(usize, Bound)>>,
+    bind: impl FnOnce(&RawStmt) -> SResult<BoundValues>,
     rows: &RowShape,
 ) -> SResult<String> {
     let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;

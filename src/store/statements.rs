@@ -13,7 +13,7 @@ use super::query::busy;
 use super::scale;
 use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_from, bind_args_with, bind_raw, bound_from_js, Bound, TOO_FEW, TOO_MANY};
+use crate::js::bind::{args_from, bind_args_with, bind_raw, bound_from_js, BoundValues, TOO_FEW, TOO_MANY};
 use crate::js::napi::{Napi, Raw};
 use crate::js::rows::{write_rows_kept, RowLayout};
 use crate::js::value::JsVal;
@@ -103,7 +103,7 @@ fn execute<T>(
 /// the row's keys to them), bound one by one in that order as better-sqlite3 binds a
 /// named row; any other statement binds the call's arguments with better-sqlite3's
 /// positional rules (arrays spread, and so on).
-fn bound_values(js: Napi, stmt: &RawStmt, params: &[Raw]) -> SResult<Vec<(usize, Bound)>> {
+fn bound_values(js: Napi, stmt: &RawStmt, params: &[Raw]) -> SResult<BoundValues> {
     if !is_named(stmt) {
         return bind_args_with(stmt, &args_from(js, params)?);
     }
