@@ -9,7 +9,7 @@
 // the ensure* functions they need.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { peExports } from './pe.mjs';
 import { root } from './targets.mjs';
@@ -189,7 +189,8 @@ export function ensureBetterSqlite3(nodeDir, arch = 'x64') {
   // A build that failed once fails again (the same sources and headers): say why at once.
   // Remove the .failed file to try again.
   if (existsSync(failed)) throw Object.assign(new Error(readFileSync(failed, 'utf8').trim()), { output: readFileSync(failed, 'utf8') });
-  console.log(`platform tools: better-sqlite3 for linux-${arch} (Node ABI ${abi}, headers of ${nodeDir.slice(root.length + 1) || nodeDir})`);
+  const headers = relative(root, nodeDir).startsWith('..') ? nodeDir : relative(root, nodeDir);
+  console.log(`platform tools: better-sqlite3 for linux-${arch} (Node ABI ${abi}, headers of ${headers})`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const entry of readdirSync(source).filter((e) => e !== 'build' && e !== 'node_modules')) {
