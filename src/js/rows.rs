@@ -103,7 +103,7 @@ impl RowLayout {
             .as_ref()
             .is_some_and(|l| l.reprepares == stmt.reprepares() && std::ptr::eq(l.shape_of, shape));
         if !valid {
-            *memo = Some(RowLayout::new(stmt, shape));
+            *memo = None;
         }
         memo.get_or_insert_with(|| RowLayout::new(stmt, shape))
     }

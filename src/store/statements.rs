@@ -209,19 +209,19 @@ pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
 /// `S.<name>.get(...params)`: the first row as shaped JSON text (`js::rows`), `""` when
 /// there is none.
 pub fn store_get(js: Napi, args: &[Raw]) -> Result<Raw> {
-    store_call(js, args, |core, params, id| {
-        let text = execute(core, js, id, params, |stmt, def, layout| {
-            write_rows_kept(&core.conn, stmt, def.rows, true, layout)
-        })?;
-        js.string_utf8(text.as_bytes())
-    })
+    store_rows(js, args, true)
 }
 
 /// `S.<name>.all(...params)`: the rows as shaped JSON text (`js::rows`).
 pub fn store_all(js: Napi, args: &[Raw]) -> Result<Raw> {
+    store_rows(js, args, false)
+}
+
+/// The rows of a store statement call as shaped JSON text: the first only, or all.
+fn store_rows(js: Napi, args: &[Raw], first_only: bool) -> Result<Raw> {
     store_call(js, args, |core, params, id| {
         let text = execute(core, js, id, params, |stmt, def, layout| {
-            write_rows_kept(&core.conn, stmt, def.rows, false, layout)
+            write_rows_kept(&core.conn, stmt, def.rows, first_only, layout)
         })?;
         js.string_utf8(text.as_bytes())
     })
