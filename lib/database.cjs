@@ -38,10 +38,17 @@ const statementRegistry = new FinalizationRegistry(({ n, id }) => native.facadeF
 // Statement refers to it.
 const SHARED_MAX = 256;
 
-/** Where `stmt.run()`'s native call leaves `lastInsertRowid` (read right after it). */
-const lastRowid = new Float64Array(1);
-/** Where facadeGet leaves the shape of a one-column row it returns as a value. */
-const rowSlot = new Float64Array(1);
+/**
+ * The numbers a statement call leaves beside its result, read right after it
+ * (src/js/slots.rs): `lastInsertRowid` of run(), and the shape of the one-column row
+ * that a FLAT get() returns as its value (-1 for any other row).
+ */
+let slots = null;
+const LAST_ROWID = 0;
+const ROW_SHAPE = 1;
+native.onLoad(() => {
+  slots = native.resultSlots();
+});
 const sharedByConnection = new WeakMap();
 
 function sharedStatement(n, source) {
@@ -102,16 +109,16 @@ class Statement {
 
   run(...params) {
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const changes = native.facadeRun(this.#h, this.#id, lastRowid, ...params);
-    return { changes, lastInsertRowid: lastRowid[0] };
+    const changes = native.facadeRun(this.#h, this.#id, ...params);
+    return { changes, lastInsertRowid: slots[LAST_ROWID] };
   }
 
   get(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
-    const out = native.facadeGet(this.#h, this.#id, mode, rowSlot, ...params);
-    if (mode === FLAT) return rowSlot[0] >= 0 ? rowOfValue(rowSlot[0], out) : decodeRow(out);
+    const out = native.facadeGet(this.#h, this.#id, mode, ...params);
+    if (mode === FLAT) return slots[ROW_SHAPE] >= 0 ? rowOfValue(slots[ROW_SHAPE], out) : decodeRow(out);
     return typeof out === 'string' && mode !== PLUCK ? decode(out) : out;
   }
 

@@ -38,15 +38,16 @@ use napi_derive::napi;
 use js::create::Made;
 use js::napi::{Napi, Variadic};
 
-/// The statement calls that take their arguments as passed (`js::napi::Variadic`), by
-/// the names `lib/native.cjs` exports them under.
-const VARIADIC: [(&CStr, Variadic); 6] = [
+/// The statement calls that take their arguments as passed (`js::napi::Variadic`), and
+/// the slots they leave numbers in, by the names `lib/native.cjs` exports them under.
+const VARIADIC: [(&CStr, Variadic); 7] = [
     (c"storeRun", store::store_run),
     (c"storeGet", store::store_get),
     (c"storeAll", store::store_all),
     (c"facadeRun", facade::facade_run),
     (c"facadeGet", facade::facade_get),
     (c"facadeAll", facade::facade_all),
+    (c"resultSlots", js::slots::result_slots),
 ];
 
 /// An object holding the variadic statement calls of this environment.

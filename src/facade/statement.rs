@@ -7,11 +7,12 @@ use napi_derive::napi;
 use rusqlite::ffi;
 
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_from, args_of, bind_args_with, bind_raw, Arg};
+use crate::js::bind::{args_into, args_of, bind_args_into, bind_raw, Arg, Args, BoundValues};
 use crate::js::json_out::JsonOut;
 use crate::js::napi::{Napi, Raw};
 use crate::js::protocol::pack_statement;
 use crate::js::rows::{write_stepped_rows, RowLayout, RAW};
+use crate::js::slots;
 use crate::js::value::JsVal;
 use crate::native_db::{core_of, with_handle, Core};
 use crate::sqlite::raw;
@@ -24,7 +25,8 @@ use super::{no_iterators, statements, RowMode};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
 fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
-    let values = bind_args_with(&held.stmt, params)?;
+    let mut values = BoundValues::new();
+    bind_args_into(&held.stmt, params, &mut values)?;
     bind_raw(&mut held.stmt, &values)
 }
 
@@ -73,19 +75,17 @@ fn split_args<const N: usize>(js: Napi, args: &[Raw]) -> Result<([u32; N], &[Raw
     Ok((lead, &args[N..]))
 }
 
-/// `stmt.run(...params)` as `facadeRun(db, id, lastRowid, ...params)` (a variadic
-/// function): returns `changes`, and writes `lastInsertRowid` into `lastRowid[0]` (a
-/// Float64Array): one call, no object built here.
+/// `stmt.run(...params)` as `facadeRun(db, id, ...params)` (a variadic function): returns
+/// `changes`, and leaves `lastInsertRowid` in its result slot (`js::slots`): one call, no
+/// object built here.
 pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
-    let ([db, id], rest) = split_args::<2>(js, args)?;
-    let (last_rowid, params) = rest
-        .split_first()
-        .ok_or_else(|| Error::from_reason("facadeRun needs a lastRowid slot"))?;
+    let ([db, id], params) = split_args::<2>(js, args)?;
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
-        let params = args_from(js, params)?;
-        let changes = run_stmt(core, id, &params)?;
-        js.set_float64(*last_rowid, 0, raw::last_insert_rowid(&core.conn) as f64)?;
+        let mut args = Args::new();
+        args_into(js, params, &mut args)?;
+        let changes = run_stmt(core, id, &args)?;
+        slots::set(js, slots::LAST_ROWID, raw::last_insert_rowid(&core.conn) as f64)?;
         js.number(f64::from(changes))
     })
 }
@@ -113,27 +113,25 @@ fn run_stmt(core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> {
     result
 }
 
-/// `stmt.get(...params)` as `facadeGet(db, id, mode, rowSlot, ...params)` (a variadic
-/// function): a plucked value as itself, a row as an array (RAW), as the JSON text of a
-/// row object (EXPAND), or for FLAT as a shaped row (`js::rows`: JS builds the object);
-/// `undefined` when there is no row. A FLAT row of one column comes back as its value
-/// alone, with its shape's number in `rowSlot[0]` (a Float64Array): no JSON is written or
-/// parsed for the most common read; otherwise `rowSlot[0]` is -1 and the result is the
+/// `stmt.get(...params)` as `facadeGet(db, id, mode, ...params)` (a variadic function): a
+/// plucked value as itself, a row as an array (RAW), as the JSON text of a row object
+/// (EXPAND), or for FLAT as a shaped row (`js::rows`: JS builds the object); `undefined`
+/// when there is no row. A FLAT row of one column comes back as its value alone, with
+/// its shape's number in the ROW_SHAPE result slot (`js::slots`): no JSON is written or
+/// parsed for the most common read; otherwise that slot holds -1 and the result is the
 /// shaped JSON text (`""` for no row).
 pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
-    let ([db, id, mode], rest) = split_args::<3>(js, args)?;
+    let ([db, id, mode], params) = split_args::<3>(js, args)?;
     let mode = RowMode::from_wire(mode);
-    let (row_slot, params) = rest
-        .split_first()
-        .ok_or_else(|| Error::from_reason("facadeGet needs a row slot"))?;
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
-        let params = args_from(js, params)?;
+        let mut args = Args::new();
+        args_into(js, params, &mut args)?;
         let mut table = statements(core)?;
         let held = table.get(id)?;
-        start(held, &params)?;
+        start(held, &args)?;
         if mode == RowMode::Flat {
-            let result = flat_row(js, &core.conn, held, *row_slot);
+            let result = flat_row(js, &core.conn, held);
             finish(held);
             return result;
         }
@@ -166,7 +164,7 @@ pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
 }
 
 /// The FLAT row of a bound statement for `facade_get` (see there); resets it.
-fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt, row_slot: Raw) -> SResult<Raw> {
+fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResult<Raw> {
     let status = held.stmt.step();
     if status == ffi::SQLITE_ROW && held.stmt.column_count() == 1 {
         let reprepares = held.stmt.reprepares();
@@ -178,11 +176,11 @@ fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt, row_slot
             held.row_shape = Some((reprepares, shape));
             let value = value_js(js, &held.stmt, 0);
             held.stmt.reset();
-            js.set_float64(row_slot, 0, f64::from(shape))?;
+            slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
             return value;
         }
     }
-    js.set_float64(row_slot, 0, -1.0)?;
+    slots::set(js, slots::ROW_SHAPE, -1.0)?;
     let text = write_stepped_rows(conn, &mut held.stmt, &RAW, true, status, &mut None)?;
     js.string_utf8(text.as_bytes())
 }
@@ -193,10 +191,11 @@ pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
-        let params = args_from(js, params)?;
+        let mut args = Args::new();
+        args_into(js, params, &mut args)?;
         let mut table = statements(core)?;
         let held = table.get(id)?;
-        start(held, &params)?;
+        start(held, &args)?;
         let result = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode));
         finish(held);
         js.string_utf8(result?.as_bytes())

@@ -130,6 +130,15 @@ impl ParamInfo for RawStmt {
 
 /// [`bind_args`] for any statement that can describe its parameters.
 pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SResult<BoundValues> {
+    let mut out = BoundValues::new();
+    bind_args_into(stmt, args, &mut out)?;
+    Ok(out)
+}
+
+/// [`bind_args_with`] into the caller's list: a statement call's values stay where the
+/// caller made room for them (a list returned by value is copied whole, inline part
+/// included, at each step).
+pub fn bind_args_into<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>], out: &mut BoundValues) -> SResult<()> {
     let param_count = stmt.parameter_count();
     // Named parameters (without their prefix), looked up only when a plain object is bound.
     let named = || -> Vec<(usize, String)> {
@@ -149,7 +158,8 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
         }
         anon_index
     };
-    let mut out = BoundValues::with_capacity(param_count);
+    out.clear();
+    out.reserve(param_count);
     let mut count = 0usize;
     let mut bound_object = false;
     let place = |out: &mut BoundValues, index: usize, b: Bound| -> SResult<()> {
@@ -163,7 +173,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
         let arg = match arg {
             Arg::Val(b) => {
                 let index = next_anon(stmt);
-                place(&mut out, index, (*b).clone())?;
+                place(out, index, (*b).clone())?;
                 count += 1;
                 continue;
             }
@@ -173,7 +183,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
             for i in 0..arg.array_len()? {
                 let value = bound_from_js(&arg.element(i)?)?;
                 let index = next_anon(stmt);
-                place(&mut out, index, value)?;
+                place(out, index, value)?;
                 count += 1;
             }
             continue;
@@ -192,7 +202,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
                         return Err(StoreError::range_error(format!("Missing named parameter \"{name}\"")));
                     }
                     let value = bound_from_js(&arg.get(&key)?)?;
-                    place(&mut out, index, value)?;
+                    place(out, index, value)?;
                     count += 1;
                 }
                 continue;
@@ -204,7 +214,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
         }
         let value = bound_from_js(arg)?;
         let index = next_anon(stmt);
-        place(&mut out, index, value)?;
+        place(out, index, value)?;
         count += 1;
     }
     if count != param_count {
@@ -216,7 +226,7 @@ pub fn bind_args_with<P: ParamInfo + ?Sized>(stmt: &P, args: &[Arg<'_>]) -> SRes
         }
         return Err(StoreError::range_error(TOO_MANY));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Binds computed values onto a raw statement, with better-sqlite3's errors where SQLite
@@ -238,8 +248,11 @@ pub fn bind_raw(stmt: &mut RawStmt, values: &[(usize, Bound)]) -> SResult<()> {
 }
 
 /// The arguments of a variadic native call (`js::napi::Variadic`) as they were passed.
-pub fn args_from<'a>(napi: Napi, raw: &[Raw]) -> SResult<Args<'a>> {
-    raw.iter().map(|&v| Ok(Arg::Js(JsVal::wrap(napi, v)?))).collect()
+pub fn args_into<'a>(napi: Napi, raw: &[Raw], out: &mut Args<'a>) -> SResult<()> {
+    for &v in raw {
+        out.push(Arg::Js(JsVal::wrap(napi, v)?));
+    }
+    Ok(())
 }
 
 /// The arguments of a JS call, as the glue's rest parameter gathered them in an array.

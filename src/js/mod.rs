@@ -1,7 +1,9 @@
 //! The Node-API boundary: JS values as they arrive (`value`), better-sqlite3's binding
 //! rules (`bind`), rows and results out as JSON text (`rows` under numbered `shapes`,
-//! `json_out`, checked stored JSON with `json_in`) or as JS values built directly (`create`), errors thrown into JS (`throw`),
-//! the wire protocol with the JS layer (`protocol`), and every raw Node-API call (`napi`).
+//! `json_out`, checked stored JSON with `json_in`) or as JS values built directly
+//! (`create`), small numbers left beside a call's result (`slots`), errors thrown into JS
+//! (`throw`), the wire protocol with the JS layer (`protocol`), and every raw Node-API
+//! call (`napi`).
 
 pub mod bind;
 pub mod create;
@@ -11,5 +13,6 @@ pub mod napi;
 pub mod protocol;
 pub mod rows;
 pub mod shapes;
+pub mod slots;
 pub mod throw;
 pub mod value;

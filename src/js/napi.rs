@@ -429,6 +429,95 @@ impl Napi {
     }
 }
 
+/// Small results a native call leaves beside its return value (a row's shape, a
+/// `lastInsertRowid`), shown to JS as one Float64Array that JS reads right after the
+/// call. The memory is Rust's, handed to V8 as an external ArrayBuffer, so a write is a
+/// plain store (no Node-API call) and stays sound whatever JS does with the buffer. A
+/// runtime that refuses external buffers gets a V8-owned array, written through
+/// Node-API on each call instead.
+pub struct ResultSlots {
+    memory: Option<std::ptr::NonNull<f64>>,
+    len: usize,
+    array: sys::napi_ref,
+}
+
+impl ResultSlots {
+    /// `len` slots holding 0.
+    pub fn new(js: Napi, len: usize) -> SResult<Self> {
+        let memory = Box::into_raw(vec![0f64; len].into_boxed_slice()).cast::<f64>();
+        let mut buffer = std::ptr::null_mut();
+        // SAFETY: `memory` holds `len` f64s and lives until this struct is dropped, which
+        // happens when the thread (and so its JS environment) ends; no finalizer runs.
+        let status = unsafe {
+            sys::napi_create_external_arraybuffer(
+                js.0,
+                memory.cast(),
+                len * size_of::<f64>(),
+                None,
+                std::ptr::null_mut(),
+                &mut buffer,
+            )
+        };
+        let (memory, buffer) = if status == sys::Status::napi_ok {
+            (std::ptr::NonNull::new(memory), buffer)
+        } else {
+            // SAFETY: V8 did not take the memory: it is still only this Box's.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory, len)) });
+            let mut data = std::ptr::null_mut();
+            let buffer = out!(std::ptr::null_mut(), |b| sys::napi_create_arraybuffer(
+                js.0,
+                len * size_of::<f64>(),
+                &mut data,
+                &mut b
+            ))?;
+            (None, buffer)
+        };
+        // From here V8's buffer may point at `memory`: only a finished ResultSlots frees it
+        // (on a failure below it is left allocated).
+        let array = out!(std::ptr::null_mut(), |a| sys::napi_create_typedarray(
+            js.0,
+            sys::TypedarrayType::float64_array,
+            len,
+            buffer,
+            0,
+            &mut a
+        ))?;
+        Ok(ResultSlots {
+            memory,
+            len,
+            array: js.reference(array)?,
+        })
+    }
+
+    /// The Float64Array JS reads.
+    pub fn array(&self, js: Napi) -> SResult<Raw> {
+        js.reference_value(self.array)
+    }
+
+    /// Writes slot `index`.
+    pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
+        match self.memory {
+            Some(memory) if index < self.len => {
+                // SAFETY: `memory` holds `len` f64s that this struct owns (see `new`); JS
+                // reads them only between calls, on this thread.
+                unsafe { memory.as_ptr().add(index).write(value) };
+                Ok(())
+            }
+            Some(_) => Err(StoreError::error("result slot out of range")),
+            None => js.set_float64(self.array(js)?, index, value),
+        }
+    }
+}
+
+impl Drop for ResultSlots {
+    fn drop(&mut self) {
+        if let Some(memory) = self.memory {
+            // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory.as_ptr(), self.len)) });
+        }
+    }
+}
+
 /// Arguments read onto the stack; a call with more reads them again into a vector.
 const INLINE_ARGS: usize = 24;
 

@@ -13,7 +13,7 @@ use super::query::busy;
 use super::scale;
 use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_from, bind_args_with, bind_raw, bound_from_js, BoundValues, TOO_FEW, TOO_MANY};
+use crate::js::bind::{args_into, bind_args_into, bind_raw, bound_from_js, Args, BoundValues, TOO_FEW, TOO_MANY};
 use crate::js::napi::{Napi, Raw};
 use crate::js::rows::{write_rows_kept, RowLayout};
 use crate::js::value::JsVal;
@@ -67,7 +67,13 @@ fn execute<T>(
     let large = def.large_sql.is_some() && scale::large(core);
     let output = {
         let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
-        let values = bound_values(js, cache.fixed(&core.conn, slot(id as usize, false), def.sql)?, params)?;
+        let mut values = BoundValues::new();
+        bound_values(
+            js,
+            cache.fixed(&core.conn, slot(id as usize, false), def.sql)?,
+            params,
+            &mut values,
+        )?;
         let sql = if large {
             def.large_sql.unwrap_or(def.sql)
         } else {
@@ -103,9 +109,11 @@ fn execute<T>(
 /// the row's keys to them), bound one by one in that order as better-sqlite3 binds a
 /// named row; any other statement binds the call's arguments with better-sqlite3's
 /// positional rules (arrays spread, and so on).
-fn bound_values(js: Napi, stmt: &RawStmt, params: &[Raw]) -> SResult<BoundValues> {
+fn bound_values(js: Napi, stmt: &RawStmt, params: &[Raw], out: &mut BoundValues) -> SResult<()> {
     if !is_named(stmt) {
-        return bind_args_with(stmt, &args_from(js, params)?);
+        let mut args = Args::new();
+        args_into(js, params, &mut args)?;
+        return bind_args_into(stmt, &args, out);
     }
     let count = stmt.parameter_count();
     if params.len() != count {
@@ -115,11 +123,10 @@ fn bound_values(js: Napi, stmt: &RawStmt, params: &[Raw]) -> SResult<BoundValues
             TOO_MANY
         }));
     }
-    params
-        .iter()
-        .enumerate()
-        .map(|(i, &value)| Ok((i + 1, bound_from_js(&JsVal::wrap(js, value)?)?)))
-        .collect()
+    for (i, &value) in params.iter().enumerate() {
+        out.push((i + 1, bound_from_js(&JsVal::wrap(js, value)?)?));
+    }
+    Ok(())
 }
 
 /// Whether the statement's parameters are named (`@name`); the store never mixes kinds.

@@ -1,0 +1,101 @@
+// The numbers a statement call leaves beside its result (run()'s lastInsertRowid, the
+// shape of a one-column row) live in one array per JS environment: each worker thread
+// gets its own, a worker that ends takes its own with it, and nothing JS does with the
+// array can make a native call write where it must not.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import test from 'node:test';
+import { Worker } from 'node:worker_threads';
+
+import { Database } from '../index.mjs';
+import { tempDir } from './helpers.mjs';
+
+const require = createRequire(import.meta.url);
+const entry = require.resolve('../index.cjs');
+
+/** Inserts `count` rows through run() and reads each back through a one-column get(). */
+const WRITER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Database } = require(workerData.entry);
+const db = new Database(workerData.file);
+db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+const read = db.prepare('SELECT v FROM t WHERE id = ?');
+const seen = [];
+for (let i = 0; i < workerData.count; i++) {
+  const { lastInsertRowid } = insert.run(workerData.tag + i);
+  seen.push([lastInsertRowid, read.get(lastInsertRowid)]);
+}
+db.close();
+parentPort.postMessage(seen);
+`;
+
+function writer(file, tag, count) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WRITER, { eval: true, workerData: { entry, file, tag, count } });
+    let result;
+    worker.on('message', (m) => (result = m));
+    worker.on('error', reject);
+    worker.on('exit', (code) => (code === 0 ? resolve(result) : reject(new Error(`worker exited with ${code}`))));
+  });
+}
+
+function assertWritten(seen, tag, count) {
+  assert.equal(seen.length, count);
+  seen.forEach(([rowid, row], i) => {
+    assert.equal(rowid, i + 1);
+    assert.deepEqual(row, { v: tag + i });
+  });
+}
+
+test('each worker thread and the main thread read their own calls\' numbers', async (t) => {
+  const dir = tempDir(t);
+  const main = new Database(join(dir, 'main.db'));
+  t.after(() => main.close());
+  main.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+  const insert = main.prepare('INSERT INTO t (v) VALUES (?)');
+  const read = main.prepare('SELECT v FROM t WHERE id = ?');
+  const running = [0, 1, 2].map((w) => writer(join(dir, `w${w}.db`), `w${w}-`, 300));
+  // The main thread keeps writing while the workers run.
+  const mine = [];
+  for (let i = 0; i < 300; i++) {
+    const { lastInsertRowid } = insert.run(`main-${i}`);
+    mine.push([lastInsertRowid, read.get(lastInsertRowid)]);
+    if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+  }
+  const results = await Promise.all(running);
+  results.forEach((seen, w) => assertWritten(seen, `w${w}-`, 300));
+  assertWritten(mine, 'main-', 300);
+  // A worker started after the others ended gets slots of its own again.
+  assertWritten(await writer(join(dir, 'late.db'), 'late-', 50), 'late-', 50);
+  assert.deepEqual(insert.run('after'), { changes: 1, lastInsertRowid: 301 });
+  assert.deepEqual(read.get(301), { v: 'after' });
+});
+
+test('detaching the slot buffer cannot make a call write out of bounds or crash', () => {
+  // In a child process, whose end tells a crash (a signal) from a thrown error. From
+  // Node 22, ArrayBuffer#transfer takes the buffer away from the array (Node 20 refuses
+  // both ways): the array JS reads is then empty and calls may fail, but the native side
+  // keeps writing to memory of its own.
+  const script = `
+    const native = require(${JSON.stringify(require.resolve('../lib/native.cjs'))});
+    const { Database } = require(${JSON.stringify(entry)});
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    const slots = native.resultSlots();
+    if (slots !== native.resultSlots()) throw new Error('not one array per environment');
+    try { structuredClone(slots.buffer, { transfer: [slots.buffer] }); } catch {}
+    try { slots.buffer.transfer?.(); } catch {}
+    for (let i = 0; i < 1000; i++) db.prepare('INSERT INTO t (v) VALUES (?)').run('x');
+    console.log(db.prepare('SELECT count(*) AS n FROM t').pluck().get());
+    for (let i = 0; i < 1000; i++) {
+      try { db.prepare('SELECT v FROM t WHERE id = ?').get(i + 1); } catch {}
+    }
+  `;
+  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.equal(child.signal, null, child.stderr);
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout.trim(), '1000');
+});
