@@ -14,27 +14,30 @@ const { TxKind, decodeRow, decodeRows } = require('../protocol.cjs');
  * Either way they are the native call's own arguments (storeRun/Get/All are variadic).
  */
 function storeStatements(handle) {
+  // The calls are taken once (this runs after load): `native` has its ~40 functions added
+  // at load, which leaves it a dictionary object whose every property read is a lookup.
+  const calls = { storeRun: native.storeRun, storeGet: native.storeGet, storeAll: native.storeAll };
   const S = {};
   native.storeStatements().forEach(({ name, params: keys }, id) => {
-    S[name] = Object.freeze(keys ? namedStatement(handle, id, keys) : positionalStatement(handle, id));
+    S[name] = Object.freeze(keys ? namedStatement(calls, handle, id, keys) : positionalStatement(calls, handle, id));
   });
   return Object.freeze(S);
 }
 
-function namedStatement(handle, id, keys) {
+function namedStatement({ storeRun, storeGet, storeAll }, handle, id, keys) {
   const values = (row) => keys.map((key) => row[key]);
   return {
-    run: (row) => ({ changes: native.storeRun(handle, id, ...values(row)) }),
-    get: (row) => decodeRow(native.storeGet(handle, id, ...values(row))),
-    all: (row) => decodeRows(native.storeAll(handle, id, ...values(row))),
+    run: (row) => ({ changes: storeRun(handle, id, ...values(row)) }),
+    get: (row) => decodeRow(storeGet(handle, id, ...values(row))),
+    all: (row) => decodeRows(storeAll(handle, id, ...values(row))),
   };
 }
 
-function positionalStatement(handle, id) {
+function positionalStatement({ storeRun, storeGet, storeAll }, handle, id) {
   return {
-    run: (...params) => ({ changes: native.storeRun(handle, id, ...params) }),
-    get: (...params) => decodeRow(native.storeGet(handle, id, ...params)),
-    all: (...params) => decodeRows(native.storeAll(handle, id, ...params)),
+    run: (...params) => ({ changes: storeRun(handle, id, ...params) }),
+    get: (...params) => decodeRow(storeGet(handle, id, ...params)),
+    all: (...params) => decodeRows(storeAll(handle, id, ...params)),
   };
 }
 
@@ -44,16 +47,20 @@ function positionalStatement(handle, id) {
  */
 function transaction(n, kind, fn) {
   const h = n.handle;
-  const nested = native.txBegin(h, kind);
+  const nested = tx.begin(h, kind);
   try {
     const result = fn();
-    native.txCommit(h, nested);
+    tx.commit(h, nested);
     return result;
   } catch (error) {
-    if (n.inTransaction) native.txRollback(h, nested);
+    if (n.inTransaction) tx.rollback(h, nested);
     throw error;
   }
 }
+
+/** The transaction calls, taken once loaded (see storeStatements). */
+const tx = {};
+native.onLoad(() => Object.assign(tx, { begin: native.txBegin, commit: native.txCommit, rollback: native.txRollback }));
 
 /**
  * The store's methods that read, write and read again run in one IMMEDIATE transaction
