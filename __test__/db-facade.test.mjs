@@ -96,6 +96,14 @@ const BIND_VALUES = {
   symbol: Symbol('s'),
   map: new Map(),
 };
+// Strings whose UTF-8 form ends on either side of the inline read buffer (64 bytes), with
+// a multi-byte character or a lone surrogate straddling the edge.
+for (const n of [58, 59, 60, 61, 62, 63, 64, 65, 66, 127, 255, 256, 257, 4000]) {
+  BIND_VALUES[`ascii${n}`] = 'x'.repeat(n);
+  BIND_VALUES[`twoByte${n}`] = 'x'.repeat(n - 1) + 'é';
+  BIND_VALUES[`emoji${n}`] = 'x'.repeat(n - 2) + '😀';
+  BIND_VALUES[`lone${n}`] = 'x'.repeat(n - 1) + '\ud800';
+}
 
 differential('binding of every JS type (positional)', (D, dir, step) => {
   const db = new D(':memory:');

@@ -2,6 +2,7 @@
 //! statement (comments and whitespace may follow), `exec` runs a whole script.
 
 use crate::error::{SResult, StoreError};
+use crate::js::napi::Utf8;
 use crate::js::value::JsVal;
 use crate::native_db::Core;
 use crate::sqlite::raw::{self, RawStmt};
@@ -10,7 +11,7 @@ use super::no_iterators;
 
 /// The SQL text as V8's `String::Utf8Value` gives it to SQLite (WTF-8), cut at the first
 /// NUL (SQLite stops there).
-fn sql_bytes(source: &JsVal) -> SResult<Vec<u8>> {
+fn sql_bytes(source: &JsVal) -> SResult<Utf8> {
     let mut bytes = source.sqlite_text()?;
     if let Some(nul) = bytes.iter().position(|&b| b == 0) {
         bytes.truncate(nul);

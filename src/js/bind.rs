@@ -8,7 +8,7 @@ use rusqlite::ToSql;
 use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
-use crate::js::napi::{Napi, Raw};
+use crate::js::napi::{Napi, Raw, Utf8};
 use crate::js::value::JsVal;
 use crate::sqlite::raw::RawStmt;
 
@@ -24,7 +24,7 @@ pub enum Bound {
     Null,
     Int(i64),
     Real(f64),
-    Text(Vec<u8>),
+    Text(Utf8),
     Blob(Vec<u8>),
 }
 
@@ -48,7 +48,7 @@ impl ToSql for Bound {
 
 impl Bound {
     pub fn text(s: &str) -> Bound {
-        Bound::Text(s.as_bytes().to_vec())
+        Bound::Text(Utf8::from_slice(s.as_bytes()))
     }
     /// A number computed in Rust, bound the way a JS number would be (REAL).
     pub fn num(v: f64) -> Bound {
@@ -57,7 +57,7 @@ impl Bound {
     /// A JSON text the store computed, or NULL where `JSON.stringify` gave undefined
     /// (or the value was null).
     pub fn json(text: Option<Vec<u8>>) -> Bound {
-        text.map_or(Bound::Null, Bound::Text)
+        text.map_or(Bound::Null, |bytes| Bound::Text(Utf8::from_vec(bytes)))
     }
 }
 

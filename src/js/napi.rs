@@ -12,6 +12,10 @@ use crate::error::{SResult, StoreError};
 /// A raw JS value of the current call.
 pub type Raw = sys::napi_value;
 
+/// A string's UTF-8 bytes, kept inline when short: most bound strings (keys, ids,
+/// names) then need no allocation.
+pub type Utf8 = smallvec::SmallVec<[u8; 64]>;
+
 /// A native function that takes its call's arguments as they were passed: no array is
 /// built in JS and read back element by element, and none of napi-rs's per-argument
 /// conversions run (the hot statement calls: `js::args`).
@@ -131,13 +135,12 @@ impl Napi {
     }
 
     /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them). Short
-    /// strings take one call: a first read into a buffer they fit in.
-    pub fn utf8(self, v: Raw) -> SResult<Vec<u8>> {
-        const FIRST_TRY: usize = 256;
-        let mut buf = Vec::with_capacity(FIRST_TRY);
+    /// strings take one call and no allocation: a first read into the inline buffer.
+    pub fn utf8(self, v: Raw) -> SResult<Utf8> {
+        let mut buf = Utf8::new();
         let written = self.utf8_into(v, &mut buf)?;
         // Fewer bytes than the room left for them: nothing was cut.
-        if written + 4 < FIRST_TRY {
+        if written + 4 < buf.capacity() {
             return Ok(buf);
         }
         let len = out!(0usize, |n| sys::napi_get_value_string_utf8(
@@ -148,14 +151,14 @@ impl Napi {
             &mut n
         ))?;
         buf.clear();
-        buf.reserve(len + 1);
+        buf.reserve_exact(len + 1);
         self.utf8_into(v, &mut buf)?;
         Ok(buf)
     }
 
     /// Writes the string into `buf`'s spare capacity (NUL-terminated by Node-API, which
     /// is not kept) and sets its length; returns the bytes written.
-    fn utf8_into(self, v: Raw, buf: &mut Vec<u8>) -> SResult<usize> {
+    fn utf8_into(self, v: Raw, buf: &mut Utf8) -> SResult<usize> {
         let room = buf.capacity();
         let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
             self.0,

@@ -11,7 +11,7 @@ use napi::sys;
 use napi::ValueType;
 
 use crate::error::{SResult, StoreError};
-use crate::js::napi::{Napi, Raw};
+use crate::js::napi::{Napi, Raw, Utf8};
 
 #[derive(Clone, Copy)]
 pub struct JsVal {
@@ -112,7 +112,7 @@ impl JsVal {
 
     /// The string's bytes as better-sqlite3 on the running Node hands them to SQLite
     /// (bound values, SQL text): see [`lone_surrogates_replaced`].
-    pub fn sqlite_text(&self) -> SResult<Vec<u8>> {
+    pub fn sqlite_text(&self) -> SResult<Utf8> {
         if lone_surrogates_replaced(self.napi) {
             // napi's UTF-8 read replaces each lone surrogate by U+FFFD, as V8 13 does.
             return self.napi.utf8(self.raw);
@@ -122,14 +122,14 @@ impl JsVal {
 
     /// The string as WTF-8: UTF-8, except that a lone surrogate is written as its own
     /// three-byte sequence (what better-sqlite3 stores for such strings up to Node 23).
-    fn wtf8(&self) -> SResult<Vec<u8>> {
+    fn wtf8(&self) -> SResult<Utf8> {
         // Fast path: napi's UTF-8 read is exact unless it had to replace a lone
         // surrogate with U+FFFD; only then re-read as UTF-16 and encode each unit.
         let utf8 = self.napi.utf8(self.raw)?;
         if !utf8.windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) {
             return Ok(utf8);
         }
-        Ok(wtf8_from_utf16(&self.utf16()?))
+        Ok(Utf8::from_vec(wtf8_from_utf16(&self.utf16()?)))
     }
 
     pub fn is_array(&self) -> SResult<bool> {

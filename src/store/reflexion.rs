@@ -20,7 +20,7 @@ use super::rows::REFLEXION;
 use super::stmt::Stmt;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_of, bind_args_with, Anonymous, Arg, Bound};
-use crate::js::napi::Napi;
+use crate::js::napi::{Napi, Utf8};
 use crate::js::value::{sqlite_text_from_utf16, JsVal};
 use crate::native_db::with_handle;
 
@@ -138,7 +138,7 @@ pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, par
             .map(|k| {
                 let mut units: Vec<u16> = "$.".encode_utf16().collect();
                 units.extend_from_slice(k);
-                Bound::Text(sqlite_text_from_utf16(napi, &units))
+                Bound::Text(Utf8::from_vec(sqlite_text_from_utf16(napi, &units)))
             })
             .collect();
         let mut args = args_of(&params)?;
