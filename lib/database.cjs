@@ -295,7 +295,7 @@ function Database(filenameGiven, options) {
   if (!anonymous && !filename.startsWith('file:') && !existsSync(dirname(filename))) {
     throw new TypeError('Cannot open database because the directory does not exist');
   }
-  initDatabase(this, new native.NativeDb(filename, { readonly, fileMustExist, timeout, immutable }), filenameGiven, anonymous, readonly);
+  initDatabase(this, native.connect(filename, { readonly, fileMustExist, timeout, immutable }), filenameGiven, anonymous, readonly);
 }
 
 function getBooleanOption(options, key) {

@@ -128,10 +128,21 @@ function onLoad(fn) {
   else hooks.push(fn);
 }
 
+/**
+ * A native connection (`new NativeDb(...args)`) whose `handle` is a plain number: the
+ * class's getter is a native call, and every statement call passes the handle, which
+ * never changes.
+ */
+function connect(...args) {
+  const n = new (load().NativeDb)(...args);
+  Object.defineProperty(n, 'handle', { value: n.handle });
+  return n;
+}
+
 /** Where the loaded binding came from and which triple it was chosen for. */
 function loadedInfo() {
   load();
   return { binary: loadedFrom, target: loadedTriple };
 }
 
-module.exports = { load, onLoad, loadedInfo, hostTriple, isMusl, PACKAGE, VERSION };
+module.exports = { load, onLoad, connect, loadedInfo, hostTriple, isMusl, PACKAGE, VERSION };

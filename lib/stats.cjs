@@ -19,7 +19,7 @@ function readStats(filename, options) {
   const { timeout = 5000, immutable = false } = options;
   if (!Number.isInteger(timeout) || timeout < 0) throw new TypeError('Expected the "timeout" option to be a positive integer');
   if (typeof immutable !== 'boolean') throw new TypeError('Expected the "immutable" option to be a boolean');
-  const n = new native.NativeDb(filename, { readonly: true, fileMustExist: true, timeout, immutable });
+  const n = native.connect(filename, { readonly: true, fileMustExist: true, timeout, immutable });
   try {
     const stats = statsMethods({ S: storeStatements(n.handle), n });
     return transaction(n, TxKind.DEFERRED, () => ({

@@ -27,7 +27,7 @@ function createStore(dbPath, options = {}) {
   void options; // options.DatabaseCtor is accepted and ignored: SQLite is built in.
   native.load(); // before touching the file system: the hub falls back when this throws
   mkdirSync(dirname(dbPath), { recursive: true });
-  const n = new native.NativeDb(dbPath);
+  const n = native.connect(dbPath);
   let warnings;
   try {
     warnings = native.storeOpen(n.handle);

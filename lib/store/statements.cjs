@@ -25,12 +25,29 @@ function storeStatements(handle) {
 }
 
 function namedStatement({ storeRun, storeGet, storeAll }, handle, id, keys) {
-  const values = (row) => keys.map((key) => row[key]);
+  const run = namedCall(storeRun, handle, id, keys);
+  const get = namedCall(storeGet, handle, id, keys);
+  const all = namedCall(storeAll, handle, id, keys);
   return {
-    run: (row) => ({ changes: storeRun(handle, id, ...values(row)) }),
-    get: (row) => decodeRow(storeGet(handle, id, ...values(row))),
-    all: (row) => decodeRows(storeAll(handle, id, ...values(row))),
+    run: (row) => ({ changes: run(row) }),
+    get: (row) => decodeRow(get(row)),
+    all: (row) => decodeRows(all(row)),
   };
+}
+
+/**
+ * `(row) => call(handle, id, row[key1], row[key2], …)`: the row's values read in the
+ * statement's key order, written out as one function per statement so that each read is
+ * a fixed property of one row shape and no array is built and spread. Where code
+ * generation from strings is disallowed, the keys are mapped at each call instead.
+ */
+function namedCall(call, handle, id, keys) {
+  const reads = keys.map((key) => `row[${JSON.stringify(key)}]`).join(', ');
+  try {
+    return new Function('call', 'handle', 'id', `return (row) => call(handle, id, ${reads});`)(call, handle, id);
+  } catch {
+    return (row) => call(handle, id, ...keys.map((key) => row[key]));
+  }
 }
 
 function positionalStatement({ storeRun, storeGet, storeAll }, handle, id) {
