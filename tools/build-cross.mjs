@@ -7,7 +7,8 @@
 //                    under Wine; it goes to target/cross/, never into npm/win32-x64-msvc/:
 //                    the release workflow builds the MSVC binary that ships.
 // Triples default to all of them. Tools come from tools/toolchain.mjs and
-// tools/platform-tools.mjs (installed when missing, all before the first build starts).
+// tools/platform-tools.mjs, installed when missing, all before the first build starts
+// (`--install-only` installs them and builds nothing).
 // `--jobs N` (or BUILD_CROSS_JOBS; default one per core, at most 4; 1 = one after the
 // other) builds run at once: much of each is single-threaded (sqlite3.c, the LTO link of
 // one codegen unit), so on 2 cores two at once take far less wall time. Cargo locks its
@@ -115,10 +116,13 @@ const rel = (path) => relative(root, path);
  */
 async function main(chosen, jobs) {
   for (const t of chosen) prepareCross(t);
+  // Longest first, so that no lane ends long after the others: the Windows test build
+  // takes about twice any other (mingw's gcc compiles sqlite3.c much slower than zig's clang).
+  const queue = [...chosen].sort((a, b) => (b === windowsTest) - (a === windowsTest));
   const logs = join(root, 'target', 'cross-logs');
   mkdirSync(logs, { recursive: true });
   const started = Date.now();
-  const results = await runLanes(chosen, jobs, async (t, lane) => {
+  const results = await runLanes(queue, jobs, async (t, lane) => {
     const build = crossBuild(t, join(root, 'target', `cross-lane-${lane}`));
     const log = jobs > 1 ? join(logs, `${t.dir}.log`) : null;
     const begun = Date.now();
@@ -136,12 +140,13 @@ async function main(chosen, jobs) {
   const wall = Math.round((Date.now() - started) / 1000);
 
   console.log('\nbuild:cross:');
-  for (const { item: t, value, error } of results) {
+  const inOrder = [...results].sort((a, b) => chosen.indexOf(a.item) - chosen.indexOf(b.item));
+  for (const { item: t, value, error } of inOrder) {
     const state = value ? `${String(statSync(value.file).size).padStart(9)} bytes  ${String(value.seconds).padStart(4)} s  ${rel(value.file)}` : error ? 'FAILED' : 'not built (stopped after a failure)';
     console.log(`  ${t.dir.padEnd(18)} ${state}`);
   }
   console.log(`  wall time ${wall} s, ${Math.min(jobs, chosen.length)} lane(s)`);
-  const bad = results.filter((r) => r.error);
+  const bad = inOrder.filter((r) => r.error);
   if (bad.length > 0) {
     for (const { item: t, error } of bad) console.error(`\nbuild:cross: ${t.dir} FAILED: ${error.message}`);
     process.exitCode = 1;
@@ -149,11 +154,19 @@ async function main(chosen, jobs) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { jobs, rest: wanted } = parseJobs(process.argv.slice(2), process.env.BUILD_CROSS_JOBS);
+  const { jobs, rest } = parseJobs(process.argv.slice(2), process.env.BUILD_CROSS_JOBS);
+  // --install-only: the tools alone, so that .ci/run can install them while other steps run.
+  const installOnly = rest.includes('--install-only');
+  const wanted = rest.filter((a) => a !== '--install-only');
   const chosen = wanted.length === 0 ? crossTargets : wanted.map((w) => {
     const t = crossTargets.find((x) => x.dir === w || x.rust === w);
     if (!t) throw new Error(`build:cross: ${w} cannot be built here (choose from ${crossTargets.map((x) => x.dir).join(', ')})`);
     return t;
   });
-  await main(chosen, jobs);
+  if (installOnly) {
+    for (const t of chosen) prepareCross(t);
+    console.log(`build:cross: the tools for ${chosen.map((t) => t.dir).join(', ')} are installed`);
+  } else {
+    await main(chosen, jobs);
+  }
 }
