@@ -12,6 +12,9 @@ export function npmCli() {
   return realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
 }
 
+/** napi-rs's CLI (@napi-rs/cli), which runs cargo (or cargo-zigbuild with -x) for a build. */
+export const napi = join(root, 'node_modules', '.bin', 'napi');
+
 export function run(cmd, args, options = {}) {
   const result = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options });
   if (result.status !== 0) {
