@@ -46,12 +46,8 @@ const SHARED_MAX = 256;
 let slots = null;
 const LAST_ROWID = 0;
 const ROW_SHAPE = 1;
-// The statement calls, taken once: `native` gets its ~40 functions added at load, which
-// leaves it a dictionary object whose every property read is a hash lookup.
-let facadeRun, facadeGet, facadeAll;
 native.onLoad(() => {
   slots = native.resultSlots();
-  ({ facadeRun, facadeGet, facadeAll } = native);
 });
 const sharedByConnection = new WeakMap();
 
@@ -113,7 +109,7 @@ class Statement {
 
   run(...params) {
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const changes = facadeRun(this.#h, this.#id, ...params);
+    const changes = native.facadeRun(this.#h, this.#id, ...params);
     return { changes, lastInsertRowid: slots[LAST_ROWID] };
   }
 
@@ -121,7 +117,7 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
-    const out = facadeGet(this.#h, this.#id, mode, ...params);
+    const out = native.facadeGet(this.#h, this.#id, mode, ...params);
     if (mode === FLAT) {
       const shape = slots[ROW_SHAPE];
       return shape >= 0 ? rowOfValue(shape, out) : decodeRow(out);
@@ -133,7 +129,7 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
-    const text = facadeAll(this.#h, this.#id, mode, ...params);
+    const text = native.facadeAll(this.#h, this.#id, mode, ...params);
     return mode === FLAT ? decodeRows(text) : decode(text);
   }
 

@@ -93,10 +93,18 @@ function load() {
       tried.push({ candidate, error });
       continue;
     }
-    // Own names, enumerable or not (napi-rs may define classes non-enumerable).
-    for (const key of Object.getOwnPropertyNames(loaded)) module.exports[key] = loaded[key];
-    // The statement calls that take their arguments as passed (src/lib.rs).
-    Object.assign(module.exports, loaded.nativeFunctions());
+    // Own names, enumerable or not (napi-rs may define classes non-enumerable), and the
+    // statement calls that take their arguments as passed (src/lib.rs), as plain data
+    // properties. They are defined in one call: added one by one, ~40 properties turn
+    // this object into a V8 dictionary, and every `native.x` read into a hash lookup.
+    const functions = loaded.nativeFunctions();
+    const descriptors = {};
+    for (const source of [loaded, functions]) {
+      for (const key of Object.getOwnPropertyNames(source)) {
+        descriptors[key] = { value: source[key], writable: true, enumerable: true, configurable: true };
+      }
+    }
+    Object.defineProperties(module.exports, descriptors);
     binding = loaded;
     loadedFrom = candidate.packageName ? require.resolve(candidate.packageName) : candidate.path;
     loadedTriple = triple;

@@ -14,20 +14,17 @@ const { TxKind, decodeRow, decodeRows } = require('../protocol.cjs');
  * Either way they are the native call's own arguments (storeRun/Get/All are variadic).
  */
 function storeStatements(handle) {
-  // The calls are taken once (this runs after load): `native` has its ~40 functions added
-  // at load, which leaves it a dictionary object whose every property read is a lookup.
-  const calls = { storeRun: native.storeRun, storeGet: native.storeGet, storeAll: native.storeAll };
   const S = {};
   native.storeStatements().forEach(({ name, params: keys }, id) => {
-    S[name] = Object.freeze(keys ? namedStatement(calls, handle, id, keys) : positionalStatement(calls, handle, id));
+    S[name] = Object.freeze(keys ? namedStatement(handle, id, keys) : positionalStatement(handle, id));
   });
   return Object.freeze(S);
 }
 
-function namedStatement({ storeRun, storeGet, storeAll }, handle, id, keys) {
-  const run = namedCall(storeRun, handle, id, keys);
-  const get = namedCall(storeGet, handle, id, keys);
-  const all = namedCall(storeAll, handle, id, keys);
+function namedStatement(handle, id, keys) {
+  const run = namedCall(native.storeRun, handle, id, keys);
+  const get = namedCall(native.storeGet, handle, id, keys);
+  const all = namedCall(native.storeAll, handle, id, keys);
   return {
     run: (row) => ({ changes: run(row) }),
     get: (row) => decodeRow(get(row)),
@@ -50,11 +47,11 @@ function namedCall(call, handle, id, keys) {
   }
 }
 
-function positionalStatement({ storeRun, storeGet, storeAll }, handle, id) {
+function positionalStatement(handle, id) {
   return {
-    run: (...params) => ({ changes: storeRun(handle, id, ...params) }),
-    get: (...params) => decodeRow(storeGet(handle, id, ...params)),
-    all: (...params) => decodeRows(storeAll(handle, id, ...params)),
+    run: (...params) => ({ changes: native.storeRun(handle, id, ...params) }),
+    get: (...params) => decodeRow(native.storeGet(handle, id, ...params)),
+    all: (...params) => decodeRows(native.storeAll(handle, id, ...params)),
   };
 }
 
@@ -64,20 +61,16 @@ function positionalStatement({ storeRun, storeGet, storeAll }, handle, id) {
  */
 function transaction(n, kind, fn) {
   const h = n.handle;
-  const nested = tx.begin(h, kind);
+  const nested = native.txBegin(h, kind);
   try {
     const result = fn();
-    tx.commit(h, nested);
+    native.txCommit(h, nested);
     return result;
   } catch (error) {
-    if (n.inTransaction) tx.rollback(h, nested);
+    if (n.inTransaction) native.txRollback(h, nested);
     throw error;
   }
 }
-
-/** The transaction calls, taken once loaded (see storeStatements). */
-const tx = {};
-native.onLoad(() => Object.assign(tx, { begin: native.txBegin, commit: native.txCommit, rollback: native.txRollback }));
 
 /**
  * The store's methods that read, write and read again run in one IMMEDIATE transaction
