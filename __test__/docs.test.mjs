@@ -54,7 +54,7 @@ function split(text) {
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
-export function slug(heading) {
+function slug(heading) {
   return heading
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .toLowerCase()
@@ -63,7 +63,7 @@ export function slug(heading) {
 }
 
 /** Every anchor of a markdown text, duplicates numbered as GitHub numbers them. */
-export function anchors(text) {
+function anchors(text) {
   const seen = new Map();
   const out = new Set();
   for (const line of split(text).prose.split('\n')) {
@@ -77,8 +77,11 @@ export function anchors(text) {
   return out;
 }
 
-/** Problems of one document: `read(rel)` gives another document's text, or null when it does not exist. */
-export function check(file, text, { read, exists, scriptNames }) {
+/**
+ * Problems of one document: `read(rel)` gives another document's text, or null when it
+ * does not exist. `found` counts the relative links and repository paths checked.
+ */
+function check(file, text, { read, exists, scriptNames }, found = { links: 0, paths: 0 }) {
   const problems = [];
   const { prose, code } = split(text);
   const spans = [...prose.matchAll(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g)].map((m) => m[2]);
@@ -91,6 +94,7 @@ export function check(file, text, { read, exists, scriptNames }) {
   ];
   for (const target of targets) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
+    found.links += 1;
     const [pathPart, anchor] = target.split('#');
     const rel = pathPart === '' ? file : relative(root, resolve(root, dirname(file), decodeURIComponent(pathPart))).split('\\').join('/');
     if (rel.startsWith('..')) {
@@ -123,6 +127,7 @@ export function check(file, text, { read, exists, scriptNames }) {
     if (!topLevel.has(first) || (first === token && !topLevel.has(token))) continue;
     const rel = token.replace(/\/$/, '');
     if (isGenerated(rel)) continue;
+    found.paths += 1;
     if (!exists(rel)) problems.push(`${file}: names ${token}, which is not in the repository`);
   }
   return problems;
@@ -174,14 +179,12 @@ test('the docs: the pages exist and README stays a front door', () => {
 });
 
 test('the docs: every link, npm script and repository path they name exists', () => {
-  const files = docFiles();
-  let links = 0;
+  const found = { links: 0, paths: 0 };
   const problems = [];
-  for (const file of files) {
-    const text = readFileSync(join(root, file), 'utf8');
-    links += (split(text).prose.match(/\]\(/g) ?? []).length;
-    problems.push(...check(file, text, onDisk));
+  for (const file of docFiles()) {
+    problems.push(...check(file, readFileSync(join(root, file), 'utf8'), onDisk, found));
   }
-  assert.ok(links >= 50, `the docs hold links to check (${links})`);
+  assert.ok(found.links >= 50, `the docs hold relative links to check (${found.links})`);
+  assert.ok(found.paths >= 100, `the docs name repository paths to check (${found.paths})`);
   assert.deepEqual(problems, []);
 });
