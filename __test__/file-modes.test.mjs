@@ -13,7 +13,7 @@ import { cli } from './cli-helpers.mjs';
 import { fixtureCopy, tempDir } from './helpers.mjs';
 
 // Windows has no POSIX permission bits: a mode there only says read-only or not, and a new
-// file takes its folder's ACL (README, "Operating a hub database").
+// file takes its folder's ACL (docs/cli.md).
 const skip = process.platform === 'win32' && 'POSIX permission bits: Windows files take their folder ACL instead';
 const SOURCE_MODES = [0o600, 0o640];
 

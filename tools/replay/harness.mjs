@@ -9,7 +9,7 @@ import { format } from "node:util";
 
 import { Normalizer, PLACEHOLDER, UUID_SHAPE, isPlainObject, uuidProblem } from "./normalize.mjs";
 
-/** A segment between two ticks should not take longer than this (see README). */
+/** A segment between two ticks should not take longer than this (see golden/README.md). */
 export const SEGMENT_BUDGET_MS = 400;
 
 const ARG_MARKERS = new Set([
