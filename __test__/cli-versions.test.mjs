@@ -112,3 +112,13 @@ test("restore-schema on a converted v8 file gives back the v8 original's indexes
   const check = await cli(['check', db, '--json']);
   assert.equal(check.status, 0, check.stdout);
 });
+
+test('agents: the presence generation of each agent from schema 7 on, none before', async (t) => {
+  const v7 = fixtureCopy(t, 'hub-v7.db');
+  const stored = readOnly(v7, (d) => d.prepare('SELECT agent_id, presence_generation FROM agents').all());
+  const listed = JSON.parse((await cli(['agents', v7, '--json'])).stdout).agents;
+  assert.deepEqual(listed.map((a) => ({ agent_id: a.agent_id, presence_generation: a.presence_generation })), stored);
+  assert.match((await cli(['agents', v7])).stdout, /^agent +cli +pid +status +gen +lease left/m);
+  const v6 = fixtureCopy(t, 'hub-v6.db');
+  assert.doesNotMatch((await cli(['agents', v6])).stdout, / gen /);
+});
