@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -14,7 +15,7 @@ import * as v6 from 'triflux-native-store/v6';
 import * as v7 from 'triflux-native-store/v7';
 import * as v8 from 'triflux-native-store/v8';
 
-import { captureWarnings, tempDir, thrown } from './helpers.mjs';
+import { captureWarnings, fixtureCopy, tempDir, thrown } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const entries = {
@@ -174,4 +175,25 @@ test('a bad schema version is refused by the native layer', () => {
   const native = require('../lib/native.cjs');
   native.load();
   assert.throws(() => native.storeStatements(9), /schema version is 6, 7 or 8/);
+});
+
+test("readStats and Database of /v7 and /v8 read a file of their version without changing it", (t) => {
+  for (const [version, fixture] of [
+    [7, 'hub-v7.db'],
+    [8, 'hub-v8.db'],
+  ]) {
+    const { readStats, Database, createStore } = entries[version].esm;
+    const path = fixtureCopy(t, fixture);
+    const before = readFileSync(path);
+    const stats = readStats(path);
+    const db = new Database(path, { readonly: true });
+    assert.equal(db.prepare("SELECT value FROM _meta WHERE key='schema_version'").pluck().get(), String(version));
+    db.close();
+    assert.ok(readFileSync(path).equals(before), 'read-only: the file is unchanged');
+    const store = createStore(path);
+    assert.deepEqual(stats.hub, store.getHubStats());
+    assert.deepEqual(stats.audit, store.getAuditStats());
+    assert.equal(store.db.prepare('SELECT COUNT(*) FROM agents WHERE presence_generation > 0').pluck().get(), 4);
+    store.close();
+  }
 });
