@@ -91,12 +91,11 @@ function agentMethods({ S, n, dbPath, uuidv7, schema, fingerprint }) {
     sweepStaleAgents() {
       const now = Date.now();
       if (!fenced) return { stale: S.markStale.run(now).changes, offline: S.markOffline.run(now).changes };
-      // Schema 7 reads every agent, then marks each one in at most one step (online and
-      // expired -> stale, else stale and expired 5 minutes -> offline) under the
-      // generation it read. In one transaction nothing can re-register an agent between
-      // the read and its write, so those guards always match, and the two set-wise
-      // updates run offline first (an agent made stale now is not also made offline)
-      // change the same rows.
+      // Schema 7 reads every agent and marks each one at most one step under the
+      // generation it read (online and expired -> stale, else stale and expired five
+      // minutes -> offline). In one transaction nothing can re-register an agent between
+      // that read and the write, so every guard matches: two set-wise updates change the
+      // same rows, offline first (an agent made stale now is not also made offline).
       return atomic(n, () => {
         const offline = S.markOffline.run(now).changes;
         return { stale: S.markStale.run(now).changes, offline };
