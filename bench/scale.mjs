@@ -166,12 +166,12 @@ async function soakChild(o) {
   let setStatus;
   if (o.child === 'baseline') {
     const { createBaselineStore } = await import('./baseline.mjs');
-    store = createBaselineStore(o.file);
-    stats = originalMethods(store.db);
+    store = createBaselineStore(o.file, { schema: o.schema });
+    stats = originalMethods(store.db, o.schema);
     const update = store.db.prepare('UPDATE messages SET status=? WHERE id=?');
     setStatus = (id, status) => update.run(status, id);
   } else {
-    const { createStore } = await import('../index.mjs');
+    const { createStore } = await import(ENTRIES[o.schema]);
     store = createStore(o.file);
     stats = store;
     setStatus = (id, status) => store.updateMessageStatus(id, status);
@@ -268,7 +268,7 @@ function table(rows) {
  */
 function mainSoak(o) {
   mkdirSync(o.cache, { recursive: true });
-  const args = (side) => ['--child', side, '--soak', String(o.soak), '--window', String(o.window), '--file', join(o.cache, `soak-${side}.db`)];
+  const args = (side) => ['--child', side, '--schema', String(o.schema), '--soak', String(o.soak), '--window', String(o.window), '--file', join(o.cache, `soak-${side}.db`)];
   const runs = [['addon', 'this package'], ['baseline', 'original statements (better-sqlite3)']]
     .filter(([side]) => o.side === 'both' || o.side === side)
     .map(([side, label]) => ({ side, label, windows: runChild(args(side)) }));
