@@ -20,7 +20,8 @@ const SUBCOMMANDS = [['info'], ['stats'], ['agents'], ['roles'], ['tail', '--onc
 
 test('info: versions, sizes, journal mode and row counts of each fixture', async (t) => {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
-  for (const [name, journal] of [['hub-v6.db', 'wal'], ['hub-v5.db', 'delete'], ['hub-v4.db', 'wal']]) {
+  const entries = { 6: 'triflux-native-store', 7: 'triflux-native-store/v7', 8: 'triflux-native-store/v8' };
+  for (const [name, journal] of [['hub-v8.db', 'wal'], ['hub-v7.db', 'wal'], ['hub-v6.db', 'wal'], ['hub-v5.db', 'delete'], ['hub-v4.db', 'wal']]) {
     const db = fixtureCopy(t, name);
     const before = sha256(db);
     const expected = readOnly(db, (d) => ({
@@ -34,7 +35,10 @@ test('info: versions, sizes, journal mode and row counts of each fixture', async
     assert.equal(json.status, 0, json.stderr);
     const info = JSON.parse(json.stdout);
     assert.equal(info.schema_version, expected.version, name);
-    assert.equal(info.store_schema_version, 6);
+    // The store of the file's release; an older file's is the oldest store (it migrates it).
+    const store = Math.max(6, expected.version);
+    assert.equal(info.store_schema_version, store, name);
+    assert.equal(info.store_entry, entries[store], name);
     assert.equal(info.sqlite_version, expected.sqlite);
     assert.deepEqual(info.package, { name: pkg.name, version: pkg.version });
     assert.equal(info.journal_mode, journal, name);
@@ -45,7 +49,7 @@ test('info: versions, sizes, journal mode and row counts of each fixture', async
 
     const human = await cli(['info', db]);
     assert.equal(human.status, 0, human.stderr);
-    assert.match(human.stdout, new RegExp(`^schema version +${expected.version}\\b`, 'm'));
+    assert.match(human.stdout, new RegExp(`^schema version +${expected.version} \\(${entries[store].replace('/', '\\/')}`, 'm'));
     assert.match(human.stdout, new RegExp(`^journal mode +${journal}$`, 'm'));
     assert.match(human.stdout, new RegExp(`^sqlite +${expected.sqlite.replace(/\./g, '\\.')}$`, 'm'));
     for (const [table, n] of Object.entries(counts)) assert.match(human.stdout, new RegExp(`^${table} +${n}$`, 'm'), table);
@@ -276,14 +280,14 @@ test('bad input: missing file, not a database, empty file, newer schema: one lin
   const empty = join(dir, 'empty.db');
   writeFileSync(empty, '');
   const newer = fixtureCopy(t, 'hub-v6.db');
-  await execInChild(newer, "UPDATE _meta SET value = '7' WHERE key = 'schema_version'");
+  await execInChild(newer, "UPDATE _meta SET value = '9' WHERE key = 'schema_version'");
   const noMeta = join(dir, 'plain.db');
   await execInChild(noMeta, 'CREATE TABLE t (x); INSERT INTO t VALUES (1);');
   const cases = [
     [join(dir, 'missing.db'), /missing\.db: no such file$/],
     [notDb, /notes\.txt: not a SQLite database$/],
     [empty, /empty\.db: empty file, not a SQLite database$/],
-    [newer, /schema version 7 is newer than this triflux-store understands \(6\)/],
+    [newer, /schema version 9 is newer than this triflux-store understands \(8\)/],
     [noMeta, /not a triflux hub database \(no _meta table\)$/],
     [dir, /not a regular file$/],
   ];

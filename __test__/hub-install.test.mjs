@@ -80,6 +80,7 @@ if (first.type === 'sqlite') {
     message: again.getMessage(sent.id).payload,
     rule: again.findAdaptiveRule('p', 'timeout').solution,
     stats: again.getHubStats().total_messages,
+    schema: again.db.prepare("SELECT value FROM _meta WHERE key = 'schema_version'").pluck().get(),
   };
   again.close();
 }
@@ -126,8 +127,19 @@ test('README "Using it in the hub": install, the one-line hub/store.mjs, the che
   assert.deepEqual(out, {
     type: 'sqlite',
     written: { agent: 'codex-1', message: { n: 1 } },
-    reopened: { type: 'sqlite', agents: ['codex-1'], message: { n: 1 }, rule: 'retry', stats: 1 },
+    reopened: { type: 'sqlite', agents: ['codex-1'], message: { n: 1 }, rule: 'retry', stats: 1, schema: '6' },
   });
+
+  // A hub of a later release names its schema's entry in the same line; on its own file,
+  // and on the file the v6 hub wrote (migrated, with the original's warning).
+  for (const version of ['7', '8']) {
+    writeFileSync(join(hub, 'hub', 'store.mjs'), `export * from 'triflux-native-store/v${version}';\n`);
+    const fresh = lastJson(run(process.execPath, [join('hub', 'hub.mjs'), join(hub, 'data', `v${version}.db`)], { cwd: hub }));
+    assert.deepEqual(fresh.reopened, { type: 'sqlite', agents: ['codex-1'], message: { n: 1 }, rule: 'retry', stats: 1, schema: version });
+    const upgraded = run(process.execPath, [join('hub', 'hub.mjs'), dbPath], { cwd: hub });
+    assert.equal(lastJson(upgraded).reopened.schema, version);
+    assert.match(upgraded.stderr, new RegExp(`\\[store\\] schema version mismatch: found=${version - 1} expected=${version}\\.`));
+  }
 
   // A machine without the binary: the hub starts on its in-memory store, and says why.
   const missing = join(hub, 'no-such-binary.node');

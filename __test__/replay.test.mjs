@@ -1,11 +1,12 @@
-// Replays every golden trace (golden/*.jsonl) and every fixture expectation
-// (fixtures/*.expected.json) against this package with tools/trace-replay.mjs, each in
-// its own child process, and requires "N passed, 0 failed".
+// Replays every golden trace (golden/*.jsonl for schema 6, golden-v7/ and golden-v8/) and
+// every fixture expectation (fixtures/*.expected.json) against the package entry of its
+// schema version (the root, /v7 or /v8) with tools/trace-replay.mjs, each in its own
+// child process, and requires "N passed, 0 failed".
 //
 // The replays mostly sleep (the traces wait for their ticks), so several run at once, but
-// never more than REPLAY_CONCURRENCY (default 1, at most 3): on a busy 2-core machine more
-// than one replay at a time can miss the replayer's timing budget, and clock-normalized
-// fields then drift by a second.
+// never more than REPLAY_CONCURRENCY (default 2, at most 3): on a busy 2-core machine more
+// replays at a time can miss the replayer's timing budget, and clock-normalized fields
+// then drift by a second.
 //
 // Deliberate differences: EXCLUDED lists, per file, the call indexes (`i`) whose outcome
 // this package deliberately answers differently from the original, each with its reason.
@@ -26,7 +27,7 @@ export const EXCLUDED = {
   // 'golden/trace-public-1.jsonl': { 123: 'why this outcome deliberately differs' },
 };
 
-const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || 1));
+const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || 2));
 // Under emulation the first segments of a trace run cold (JIT, and qemu translating it)
 // and overrun their second: warm up on a scratch store first (see trace-replay.mjs).
 const WARMUP = emulator ? ['--warmup=400'] : [];
@@ -35,16 +36,30 @@ const TIMEOUT_MS = 10 * 60 * 1000;
 // How the original stores a lone surrogate on this Node (the traces were recorded on Node 20).
 const LONE_SURROGATES = `--lone-surrogates=${loneSurrogateHex() === 'EFBFBD' ? 'replaced' : 'bytes'}`;
 
+/** The entry that answers for each schema version (traces and expectations name theirs). */
+const ENTRIES = { 6: './index.mjs', 7: './v7.mjs', 8: './v8.mjs' };
+const TRACE_DIRS = { 6: 'golden', 7: 'golden-v7', 8: 'golden-v8' };
+
+/** The schema a file was recorded at: its `schema` header (absent in schema 6 files). */
+function schemaOf(rel) {
+  const text = readFileSync(join(repoRoot, rel), 'utf8');
+  const header = rel.endsWith('.jsonl') ? JSON.parse(text.slice(0, text.indexOf('\n'))) : JSON.parse(text);
+  return header.schema ?? 6;
+}
+
 const files = [
-  ...readdirSync(join(repoRoot, 'golden'))
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort()
-    .map((f) => `golden/${f}`),
+  ...Object.values(TRACE_DIRS).flatMap((dir) =>
+    readdirSync(join(repoRoot, dir))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+      .map((f) => `${dir}/${f}`),
+  ),
   ...readdirSync(join(repoRoot, 'fixtures'))
     .filter((f) => f.endsWith('.expected.json'))
     .sort()
     .map((f) => `fixtures/${f}`),
 ];
+const schemas = Object.fromEntries(files.map((rel) => [rel, schemaOf(rel)]));
 
 /** The file to replay: the original, or a copy without the excluded calls. */
 function traceToReplay(rel, scratch) {
@@ -79,12 +94,12 @@ function traceToReplay(rel, scratch) {
   return { path: out, removed };
 }
 
-function replay(path) {
+function replay(path, entry) {
   return new Promise((resolvePromise) => {
     execFile(
       process.execPath,
       [join(repoRoot, 'tools', 'trace-replay.mjs'), '--max-report=10', LONE_SURROGATES, ...WARMUP, path],
-      { cwd: repoRoot, env: { ...process.env, STORE_IMPL: './index.mjs' }, timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: repoRoot, env: { ...process.env, STORE_IMPL: entry }, timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolvePromise({ code: error?.code ?? 0, stdout, stderr }),
     );
   });
@@ -112,9 +127,19 @@ function limited(limit) {
     });
 }
 
-test('the replay list covers every golden trace and fixture expectation', () => {
+test('the replay list covers every golden trace and fixture expectation, each with its entry', () => {
   assert.ok(files.filter((f) => f.startsWith('golden/')).length >= 9);
-  assert.equal(files.filter((f) => f.startsWith('fixtures/')).length, 3);
+  assert.equal(files.filter((f) => f.startsWith('golden-v7/')).length, 7);
+  assert.equal(files.filter((f) => f.startsWith('golden-v8/')).length, 7);
+  assert.equal(files.filter((f) => f.startsWith('fixtures/')).length, 8);
+  for (const [version, dir] of Object.entries(TRACE_DIRS)) {
+    for (const rel of files.filter((f) => f.startsWith(`${dir}/`))) assert.equal(schemas[rel], Number(version), rel);
+  }
+  // A file of one generation opened by a later store: the expectation names the later one.
+  assert.equal(schemas['fixtures/hub-v6.expected.json'], 6);
+  assert.equal(schemas['fixtures/hub-v6.as-v7.expected.json'], 7);
+  assert.equal(schemas['fixtures/hub-v6.as-v8.expected.json'], 8);
+  assert.equal(schemas['fixtures/hub-v7.as-v8.expected.json'], 8);
   for (const rel of Object.keys(EXCLUDED)) assert.ok(files.includes(rel), `EXCLUDED names an unknown file: ${rel}`);
 });
 
@@ -126,11 +151,11 @@ test('every trace and fixture replays with 0 failed', { timeout: TIMEOUT_MS * 2,
     files.map((rel) =>
       t.test(rel, { timeout: TIMEOUT_MS }, async (st) => {
         const { path, removed } = traceToReplay(rel, scratch);
-        const r = await run(() => replay(path));
+        const r = await run(() => replay(path, ENTRIES[schemas[rel]]));
         const lines = r.stdout.trim().split('\n');
         const last = lines[lines.length - 1] ?? '';
         const m = /^(\d+) passed, (\d+) failed$/.exec(last);
-        st.diagnostic(`${last}${removed ? ` (${removed} excluded)` : ''}`);
+        st.diagnostic(`${ENTRIES[schemas[rel]]}: ${last}${removed ? ` (${removed} excluded)` : ''}`);
         const ok = m && Number(m[2]) === 0 && Number(m[1]) > 0 && r.code === 0;
         assert.ok(ok, `${rel} (exit ${r.code}):\n${r.stdout.slice(-8000)}${r.stderr ? `\n[stderr]\n${r.stderr.slice(-2000)}` : ''}`);
       }),

@@ -56,14 +56,17 @@ test('a consumer type-checks under --strict with no @types/node installed', (t) 
   const project = tempDir(t);
   const pkgDir = join(project, 'node_modules', 'triflux-native-store');
   mkdirSync(pkgDir, { recursive: true });
-  for (const file of ['package.json', 'index.d.ts', 'better-sqlite3.d.cts', 'better-sqlite3.d.mts']) {
+  for (const file of ['package.json', 'index.d.ts', 'v7.d.ts', 'v8.d.ts', 'better-sqlite3.d.cts', 'better-sqlite3.d.mts']) {
     copyFileSync(join(repoRoot, file), join(pkgDir, file));
   }
   writeFileSync(
     join(project, 'consumer.mts'),
     `import { createStore, readStats, Database } from 'triflux-native-store';
 import BetterSqlite3 from 'triflux-native-store/better-sqlite3';
+import { createStore as createStoreV8 } from 'triflux-native-store/v8';
 const store = createStore('hub.db');
+const generation: number | null = createStoreV8('hub.db').registerAgent({ agent_id: 'a', cli: 'codex' }).presence_generation;
+void generation;
 const bytes: Uint8Array = store.db.serialize();
 const total: number = readStats('hub.db').hub.total_messages + bytes.length;
 new BetterSqlite3('hub.db', { readonly: true }).close();

@@ -1,6 +1,7 @@
 // Benchmark baseline: a minimal store on better-sqlite3 that does, for every benchmarked
 // method, the same statements, the same binding and the same row parsing as the hub's
-// original JavaScript store (schema "6"). It is a yardstick, not a product: only the
+// original JavaScript store (schema "6", or with `schema: 7 | 8` the later originals:
+// bench/baseline-later.mjs). It is a yardstick, not a product: only the
 // methods the harness times are here, and nothing outside them is validated.
 //
 // Deliberate similarities to the original's cost profile:
@@ -30,6 +31,7 @@ import {
   TERMINAL,
   uuidv7,
 } from './baseline-parts.mjs';
+import { laterAgentMethods, openLaterSchema } from './baseline-later.mjs';
 import { loadReference } from '../tools/reference.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -45,7 +47,7 @@ export const SCHEMA_PATH = join(here, '..', 'src', 'sqlite', 'schema.sql');
  * The baseline store on `dbPath`. `Database` is better-sqlite3 built for the running Node
  * unless another better-sqlite3-shaped class is given (bench/node-sqlite.mjs).
  */
-export function createBaselineStore(dbPath, { Database = loadReference() } = {}) {
+export function createBaselineStore(dbPath, { Database = loadReference(), schema = 6 } = {}) {
   mkdirSync(dirname(dbPath), { recursive: true });
   const db = new Database(dbPath);
   db.pragma('journal_mode = WAL');
@@ -55,10 +57,11 @@ export function createBaselineStore(dbPath, { Database = loadReference() } = {})
   db.pragma('wal_autocheckpoint = 1000');
   db.exec('CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT)');
   const version = db.prepare("SELECT value FROM _meta WHERE key='schema_version'").pluck().get();
-  if (version !== '6') {
+  if (version !== String(schema)) {
     db.exec(readFileSync(SCHEMA_PATH, 'utf8'));
-    db.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)").run('6');
+    db.prepare("INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)").run(String(schema));
   }
+  if (schema >= 7) openLaterSchema(db, schema);
 
   const q = (sql) => db.prepare(sql);
   const st = {
@@ -69,6 +72,9 @@ export function createBaselineStore(dbPath, { Database = loadReference() } = {})
         status=excluded.status, metadata_json=excluded.metadata_json`),
     agentGet: q('SELECT * FROM agents WHERE agent_id = ?'),
     agentBeat: q("UPDATE agents SET last_seen_ms=?, lease_expires_ms=?, status='online' WHERE agent_id=?"),
+    agentStatus: q('UPDATE agents SET status=? WHERE agent_id=?'),
+    markStale: q("UPDATE agents SET status='stale' WHERE status='online' AND lease_expires_ms < ?"),
+    markOffline: q("UPDATE agents SET status='offline' WHERE status='stale' AND lease_expires_ms < ? - 300000"),
 
     msgInsert: q(`INSERT INTO messages (id, type, from_agent, to_agent, topic, priority, ttl_ms, created_at_ms, expires_at_ms, correlation_id, trace_id, payload_json, status, role_key_wire)
       VALUES (@id, @type, @from_agent, @to_agent, @topic, @priority, @ttl_ms, @created_at_ms, @expires_at_ms, @correlation_id, @trace_id, @payload_json, @status, @role_key_wire)`),
@@ -232,7 +238,7 @@ export function createBaselineStore(dbPath, { Database = loadReference() } = {})
         st.recoverExpired.run(guard);
       } else if (r.holder_agent_id) {
         st.recoverLive.run({ ...guard, activation_id: uuidv7() });
-      } else if (r.activation_id || r.state === 'elected-probing') {
+      } else if (r.activation_id || r.state === 'elected-probing' || (schema >= 8 && r.state === 'active')) {
         st.recoverOrphan.run(guard);
       }
     }
@@ -579,6 +585,21 @@ export function createBaselineStore(dbPath, { Database = loadReference() } = {})
     recoverRoleRegistry(now) {
       return recover.immediate(now);
     },
+
+    updateAgentStatus(agentId, status) {
+      return st.agentStatus.run(status, agentId).changes > 0;
+    },
+    sweepStaleAgents() {
+      const now = Date.now();
+      return { stale: st.markStale.run(now).changes, offline: st.markOffline.run(now).changes };
+    },
   };
+  if (schema >= 7) Object.assign(store, laterAgentMethods(db, dbPath));
+  if (schema >= 8) {
+    // The v8 original runs compareAndSetRole in BEGIN IMMEDIATE.
+    const cas = store.compareAndSetRole;
+    const tx = db.transaction((input) => cas(input));
+    store.compareAndSetRole = (input) => tx.immediate(input);
+  }
   return store;
 }

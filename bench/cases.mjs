@@ -113,7 +113,18 @@ export const CASES = [
   { name: 'registerAgent', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.registerAgent({
     agent_id: AGENTS[i % 100], cli: 'codex', pid: 4242, capabilities: ['code', 'review'], topics: ['build', 'deploy'],
     heartbeat_ttl_ms: 30000, metadata: { host: 'bench-host', slot: i % 100 } }) },
-  { name: 'refreshLease', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.refreshLease(AGENTS[i % 100], 30000) },
+  // The generation of a seeded agent (the column default in schema 7 and 8; schema 6 ignores the argument).
+  { name: 'refreshLease', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.refreshLease(AGENTS[i % 100], 30000, 0) },
+  { name: 'updateAgentStatus', area: 'agents', seeds: ['agents'], op: (s) => (i) =>
+    s.updateAgentStatus(AGENTS[i % 100], Math.floor(i / 100) % 2 ? 'online' : 'stale', 0) },
+  // Each call finds 10 expired online agents (refreshed back by the call before) to mark stale.
+  { name: 'sweepStaleAgents', area: 'agents', seeds: ['agents'], op: (s) => {
+    const expire = s.db.prepare("UPDATE agents SET status = 'online', lease_expires_ms = ? WHERE agent_id IN (SELECT agent_id FROM agents ORDER BY agent_id LIMIT 10 OFFSET ?)");
+    return (i) => {
+      expire.run(NOW - 1000, (i * 10) % 100);
+      return s.sweepStaleAgents();
+    };
+  } },
   { name: 'getAgent', area: 'agents', seeds: ['agents'], op: (s) => (i) => s.getAgent(AGENTS[i % 100]) },
   { name: 'auditLog', area: 'messages', seeds: ['agents'], op: (s) => (i) => s.auditLog({
     type: 'event', from: AGENTS[i % 10], to: AGENTS[(i + 1) % 10], topic: 'build', priority: 5,

@@ -2,8 +2,12 @@
 // §9), on a better-sqlite3 handle: the yardstick of bench/scale.mjs and the reference the
 // tie-order tests compare against. Only these methods; nothing here is a store to use.
 
-/** The per-tick methods of the original store (v6 spec, §9), on a better-sqlite3 handle. */
-export function originalMethods(db) {
+/**
+ * The per-tick methods of the original store (v6 spec, §9), on a better-sqlite3 handle;
+ * with `schema` 7 or 8, sweepStaleAgents as those originals have it (agent by agent,
+ * under each one's presence generation).
+ */
+export function originalMethods(db, schema = 6) {
   const q = (sql) => db.prepare(sql);
   const parse = (t, fb) => {
     if (t == null) return fb;
@@ -90,12 +94,31 @@ export function originalMethods(db) {
       assign_timed_out: byStatus('timed_out'),
     }),
     expireHumanRequests: () => expireHuman.run(Date.now()).changes,
-    sweepStaleAgents: () => {
+    sweepStaleAgents: schema >= 7 ? fencedSweep(db) : () => {
       const now = Date.now();
       return { stale: toStale.run(now).changes, offline: toOffline.run(now).changes };
     },
     listRolesWithExpiredHolder: (now) => expiredHolders.all(now),
     listPendingRoleMessages: (wire, now) => pending.all(wire, now).map(messageRow),
     getDeadLetters: (limit = 50) => deadLetters.all(limit),
+  };
+}
+
+/** The schema 7/8 originals' sweepStaleAgents. */
+function fencedSweep(db) {
+  const all = db.prepare('SELECT * FROM agents');
+  const markStale = db.prepare("UPDATE agents SET status='stale' WHERE agent_id=? AND presence_generation=? AND status='online' AND lease_expires_ms < ?");
+  const markOffline = db.prepare(
+    "UPDATE agents SET status='offline' WHERE agent_id=? AND presence_generation=? AND status='stale' AND lease_expires_ms < ? - 300000",
+  );
+  return () => {
+    const now = Date.now();
+    let stale = 0;
+    let offline = 0;
+    for (const a of all.all()) {
+      if (a.status === 'online' && a.lease_expires_ms < now) stale += markStale.run(a.agent_id, a.presence_generation, now).changes;
+      else if (a.status === 'stale' && a.lease_expires_ms < now - 300000) offline += markOffline.run(a.agent_id, a.presence_generation, now).changes;
+    }
+    return { stale, offline };
   };
 }

@@ -1,12 +1,12 @@
-// Benchmark: the native store (../index.mjs) against bench/baseline.mjs, a store doing the
-// original's statements, on better-sqlite3 built for the running Node and, where the Node
+// Benchmark: the native store (../index.mjs, or with --schema 7 / 8 ../v7.mjs / ../v8.mjs)
+// against bench/baseline.mjs, a store doing that schema version's original's statements, on better-sqlite3 built for the running Node and, where the Node
 // has it (22.5+), on node:sqlite (bench/node-sqlite.mjs). Each method runs on its own fresh,
 // file-backed WAL databases seeded with identical rows. The sides' runs alternate; the ratio
 // reported is the median of the per-repetition ratios addon/baseline (lower is better).
 // The floor is the same statements with the same values run from Rust alone
 // (src/sqlite/floor.rs): what SQLite itself costs per call.
 //
-//   node bench/run.mjs [--reps N] [--only a,b] [--json out.json] [--ms N] [--wal-natural] [--aa] [--keep]
+//   node bench/run.mjs [--schema 6|7|8] [--reps N] [--only a,b] [--json out.json] [--ms N] [--wal-natural] [--aa] [--keep]
 
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,7 +40,7 @@ function nodeSqliteVersion() {
 // ---------------------------------------------------------------- options
 
 function parseArgs(argv) {
-  const opts = { reps: 7, only: null, json: null, ms: 300, wal: 'quiet', aa: false, keep: false, help: false };
+  const opts = { schema: 6, reps: 7, only: null, json: null, ms: 300, wal: 'quiet', aa: false, keep: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
@@ -50,6 +50,7 @@ function parseArgs(argv) {
       return argv[++i];
     };
     switch (flag) {
+      case '--schema': opts.schema = Number(value()); break;
       case '--reps': opts.reps = Number(value()); break;
       case '--only': opts.only = value().split(',').map((s) => s.trim()).filter(Boolean); break;
       case '--json': opts.json = value(); break;
@@ -61,12 +62,18 @@ function parseArgs(argv) {
       default: throw new Error(`unknown option ${a}`);
     }
   }
+  if (![6, 7, 8].includes(opts.schema)) throw new Error('--schema must be 6, 7 or 8');
   if (!Number.isInteger(opts.reps) || opts.reps < 5) throw new Error('--reps must be an integer >= 5');
   if (!(opts.ms > 0)) throw new Error('--ms must be a positive number');
   return opts;
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** The schema version both sides run (--schema); set once from the options. */
+let schemaVersion = 6;
+const baselineStore = (path, options = {}) => createBaselineStore(path, { schema: schemaVersion, ...options });
+const ENTRIES = { 6: '../index.mjs', 7: '../v7.mjs', 8: '../v8.mjs' };
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
@@ -147,7 +154,7 @@ function checkpoint(store, mode = 'PASSIVE') {
 /** WAL frames appended per call of a case, on a scratch baseline store. */
 function walFramesPerCall(c, path) {
   prepareFile(path, c.seeds);
-  const s = createBaselineStore(path);
+  const s = baselineStore(path);
   try {
     const op = c.op(s);
     for (let i = 0; i < PROBE; i++) op(i);
@@ -167,7 +174,7 @@ function walFramesPerCall(c, path) {
  * the addon's locks.
  */
 function prepareFile(path, seeds) {
-  const s = createBaselineStore(path);
+  const s = baselineStore(path);
   try {
     s.db.transaction(() => {
       for (const name of seeds) SEEDS[name](s.db);
@@ -237,10 +244,10 @@ function runCase(c, createStore, dir, opts) {
     prepareFile(basePath, c.seeds);
     prepareFile(addonPath, c.seeds);
     addon = createStore(addonPath);
-    base = createBaselineStore(basePath);
+    base = baselineStore(basePath);
     if (NodeSqlite && !opts.aa) {
       prepareFile(nodeSqlitePath, c.seeds);
-      third = createBaselineStore(nodeSqlitePath, { Database: NodeSqlite });
+      third = baselineStore(nodeSqlitePath, { Database: NodeSqlite });
     }
     let thirdOp = third ? c.op(third) : null;
     const implemented = c.facade
@@ -438,7 +445,7 @@ async function main() {
     process.exit(2);
   }
   if (opts.help) {
-    console.log('usage: node bench/run.mjs [--reps N>=5] [--only name,name] [--json file] [--ms per-run-ms] [--wal-natural] [--aa] [--keep]');
+    console.log('usage: node bench/run.mjs [--schema 6|7|8] [--reps N>=5] [--only name,name] [--json file] [--ms per-run-ms] [--wal-natural] [--aa] [--keep]');
     console.log(`methods: ${CASES.map((c) => c.name).join(', ')}`);
     return;
   }
@@ -451,15 +458,16 @@ async function main() {
     }
     cases = CASES.filter((c) => opts.only.includes(c.name));
   }
+  schemaVersion = opts.schema;
 
   let createStore;
   if (opts.aa) {
     // A/A run: the baseline against itself; the spread of its ratios around 1.00 is the
     // noise floor of this machine at this moment.
-    createStore = createBaselineStore;
+    createStore = baselineStore;
   } else {
     try {
-      ({ createStore } = await import('../index.mjs'));
+      ({ createStore } = await import(ENTRIES[opts.schema]));
     } catch (e) {
       console.error(`bench: cannot load the addon (build it first with \`npm run build\`): ${e.message}`);
       process.exit(1);
@@ -468,12 +476,12 @@ async function main() {
   const build = opts.aa ? 'none (A/A run: baseline vs baseline)' : buildKind();
   const betterVersion = require('better-sqlite3/package.json').version;
   console.log(`addon build: ${build}; better-sqlite3 ${betterVersion}; node ${process.version}; ` +
-    `node:sqlite ${NodeSqlite ? `SQLite ${nodeSqliteVersion()}` : 'none'}; reps ${opts.reps}; ~${opts.ms} ms per timed run; WAL ${opts.wal}`);
+    `node:sqlite ${NodeSqlite ? `SQLite ${nodeSqliteVersion()}` : 'none'}; schema ${opts.schema}; reps ${opts.reps}; ~${opts.ms} ms per timed run; WAL ${opts.wal}`);
   if (build === 'debug') console.log('WARNING: the addon is a debug build; run `npm run build` (release) for meaningful numbers.');
 
   const dir = mkdtempSync(join(tmpdir(), 'tfx-bench-'));
   console.log(`sqlite: addon ${sqliteVersion(() => createStore(join(dir, 'probe.addon.db')))}, ` +
-    `baseline ${sqliteVersion(() => createBaselineStore(join(dir, 'probe.baseline.db')))}`);
+    `baseline ${sqliteVersion(() => baselineStore(join(dir, 'probe.baseline.db')))}`);
   const rows = [];
   const t0 = Date.now();
   try {

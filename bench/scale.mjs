@@ -8,6 +8,7 @@
 //   node bench/scale.mjs --sizes 1M --grow open   # the first open of a file the original wrote
 //   node bench/scale.mjs --case queued            # 40% of the log stays queued, N/10 assign jobs
 //   node bench/scale.mjs --soak 60                # a busy hub's calls for 60 s on each side
+//   node bench/scale.mjs --schema 8               # the /v8 store against the v8 original's statements
 //
 // Files are generated once per (case, size) into --cache (default: <tmpdir>/triflux-scale)
 // by better-sqlite3 with the original schema, in one transaction. The addon's log grows
@@ -35,6 +36,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** Messages each side writes through auditLog before the timed reads. */
 const GROW_ROWS = 1000;
+/** The entry of each schema version (--schema). */
+const ENTRIES = { 6: '../index.mjs', 7: '../v7.mjs', 8: '../v8.mjs' };
 const BULK_TABLES = ['agents', 'messages', 'dead_letters', 'human_requests', 'assign_jobs', 'role_registry', 'bench_state'];
 
 const METHODS = [
@@ -53,11 +56,12 @@ const METHODS = [
 ];
 
 function parseArgs(argv) {
-  const o = { window: 5, sizes: '1k,10k,100k,1M', case: 'realistic', only: null, ms: 150, reps: 5, cache: join(tmpdir(), 'triflux-scale'), side: 'both', grow: 'store' };
+  const o = { schema: 6, window: 5, sizes: '1k,10k,100k,1M', case: 'realistic', only: null, ms: 150, reps: 5, cache: join(tmpdir(), 'triflux-scale'), side: 'both', grow: 'store' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
     if (a === '--sizes') o.sizes = v();
+    else if (a === '--schema') o.schema = Number(v());
     else if (a === '--case') o.case = v();
     else if (a === '--only') o.only = v().split(',');
     else if (a === '--ms') o.ms = Number(v());
@@ -134,7 +138,11 @@ function copyBulk(db, from) {
   db.exec(`ATTACH DATABASE '${from.replaceAll("'", "''")}' AS bulk`);
   db.transaction(() => {
     db.exec('CREATE TABLE bench_state (key TEXT PRIMARY KEY, value INTEGER)');
-    for (const table of BULK_TABLES) db.exec(`INSERT INTO main.${table} SELECT * FROM bulk.${table}`);
+    for (const table of BULK_TABLES) {
+      // By name: a later schema's table has columns the generated file lacks (their defaults).
+      const columns = db.pragma(`bulk.table_info(${table})`).map((c) => `"${c.name}"`).join(', ');
+      db.exec(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM bulk.${table}`);
+    }
   })();
   db.exec('DETACH DATABASE bulk');
 }
@@ -158,12 +166,12 @@ async function soakChild(o) {
   let setStatus;
   if (o.child === 'baseline') {
     const { createBaselineStore } = await import('./baseline.mjs');
-    store = createBaselineStore(o.file);
-    stats = originalMethods(store.db);
+    store = createBaselineStore(o.file, { schema: o.schema });
+    stats = originalMethods(store.db, o.schema);
     const update = store.db.prepare('UPDATE messages SET status=? WHERE id=?');
     setStatus = (id, status) => update.run(status, id);
   } else {
-    const { createStore } = await import('../index.mjs');
+    const { createStore } = await import(ENTRIES[o.schema]);
     store = createStore(o.file);
     stats = store;
     setStatus = (id, status) => store.updateMessageStatus(id, status);
@@ -187,15 +195,15 @@ async function child(o) {
     // per-tick statements on its connection.
     const { createBaselineStore } = await import('./baseline.mjs');
     const t0 = performance.now();
-    const baseline = createBaselineStore(o.file);
+    const baseline = createBaselineStore(o.file, { schema: o.schema });
     openMs = performance.now() - t0;
     refreshRecent(baseline.db, o.now);
-    store = originalMethods(baseline.db);
+    store = originalMethods(baseline.db, o.schema);
     slowestWrite = growThroughStore(baseline, o.case === 'queued');
     logDb = baseline.db;
     close = () => baseline.close();
   } else {
-    const { createStore } = await import('../index.mjs');
+    const { createStore } = await import(ENTRIES[o.schema]);
     if (o.grow === 'store') ['', '-wal', '-shm'].forEach((s) => rmSync(o.file + s, { force: true }));
     const t0 = performance.now();
     store = createStore(o.file);
@@ -260,7 +268,7 @@ function table(rows) {
  */
 function mainSoak(o) {
   mkdirSync(o.cache, { recursive: true });
-  const args = (side) => ['--child', side, '--soak', String(o.soak), '--window', String(o.window), '--file', join(o.cache, `soak-${side}.db`)];
+  const args = (side) => ['--child', side, '--schema', String(o.schema), '--soak', String(o.soak), '--window', String(o.window), '--file', join(o.cache, `soak-${side}.db`)];
   const runs = [['addon', 'this package'], ['baseline', 'original statements (better-sqlite3)']]
     .filter(([side]) => o.side === 'both' || o.side === side)
     .map(([side, label]) => ({ side, label, windows: runChild(args(side)) }));
@@ -288,8 +296,10 @@ node bench/scale.mjs --soak SECONDS [--window 5] [--side both|addon|baseline] [-
   mkdirSync(o.cache, { recursive: true });
   const results = [];
   for (const n of sizes) {
-    const base = join(o.cache, `base-${o.case}-${n}.db`);
-    const addon = join(o.cache, `addon-${o.grow === 'store' ? 'grown' : 'opened'}-${o.case}-${n}.db`);
+    // A later schema's baseline migrates its file: each schema has its own copies.
+    const schema = o.schema === 6 ? '' : `-v${o.schema}`;
+    const base = join(o.cache, `base-${o.case}-${n}${schema}.db`);
+    const addon = join(o.cache, `addon-${o.grow === 'store' ? 'grown' : 'opened'}-${o.case}-${n}${schema}.db`);
     const drop = (p) => ['', '-wal', '-shm'].forEach((s) => rmSync(p + s, { force: true }));
     if (o.fresh) [base, addon].forEach(drop);
     if (!existsSync(base)) {
@@ -304,7 +314,7 @@ node bench/scale.mjs --soak SECONDS [--window 5] [--side both|addon|baseline] [-
       firstOpen = true;
     }
     const now = Date.now();
-    const common = ['--case', o.case, '--now', String(now), '--ms', String(o.ms), '--reps', String(o.reps), '--grow', o.grow, '--base', base,
+    const common = ['--schema', String(o.schema), '--case', o.case, '--now', String(now), '--ms', String(o.ms), '--reps', String(o.reps), '--grow', o.grow, '--base', base,
       ...(o.only ? ['--only', o.only.join(',')] : [])];
     const b = o.side === 'addon' ? null : runChild(['--child', 'baseline', '--file', base, ...common]);
     const a = o.side === 'baseline' ? null : runChild(['--child', 'addon', '--file', addon, ...common]);

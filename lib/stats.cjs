@@ -11,6 +11,9 @@ const { TxKind } = require('./protocol.cjs');
 const { storeStatements, transaction } = require('./store/statements.cjs');
 const { statsMethods } = require('./store/stats.cjs');
 
+// The statistics' statements are the same in every schema version.
+const STATS_VERSION = 6;
+
 function readStats(filename, options) {
   native.load();
   if (typeof filename !== 'string') throw new TypeError('Expected first argument to be a string');
@@ -21,7 +24,7 @@ function readStats(filename, options) {
   if (typeof immutable !== 'boolean') throw new TypeError('Expected the "immutable" option to be a boolean');
   const n = native.connect(filename, { readonly: true, fileMustExist: true, timeout, immutable });
   try {
-    const stats = statsMethods({ S: storeStatements(n.handle), n });
+    const stats = statsMethods({ S: storeStatements(n.handle, STATS_VERSION), n });
     return transaction(n, TxKind.DEFERRED, () => ({
       hub: stats.getHubStats(),
       audit: stats.getAuditStats(),

@@ -1,4 +1,4 @@
-//! triflux-native-store: the triflux hub store (schema "6") as a native addon.
+//! triflux-native-store: the triflux hub store (schemas "6", "7" and "8") as a native addon.
 //!
 //! Layers, each depending only on the ones listed before it:
 //! - `error`: the one failure type every layer returns (no napi, no SQLite calls).
@@ -8,7 +8,8 @@
 //! - `js`: the Node-API boundary: JS values in, better-sqlite3's binding rules, JSON
 //!   rows out, throwing errors into JS, the wire protocol with the JS layer.
 //! - `native_db`: the napi class that owns one connection, found by handle.
-//! - `store`: the hub's statements, one file per area, and the large-log indexes.
+//! - `store`: the hub's statements, one file per area (each in the forms of the schema
+//!   versions it serves), and the large-log indexes.
 //! - `facade`: `store.db` and `Database`, better-sqlite3 12's API on the same connection.
 //!
 //! This file only wires them together, the hot statement calls included: they are

@@ -1,7 +1,7 @@
 // The subcommands of triflux-store: their arguments, options and help texts, and the
 // general usage. main.mjs parses with these; each command's code is commands/<name>.mjs.
 
-import { STORE_SCHEMA_VERSION } from './open.mjs';
+import { NEWEST_SCHEMA_VERSION, OLDEST_SCHEMA_VERSION } from './open.mjs';
 
 /** Options every subcommand takes: [parseArgs spec, flag text, help text]. */
 export const COMMON = {
@@ -65,7 +65,7 @@ export const COMMANDS = {
   },
   check: {
     args: ['db'],
-    summary: `integrity_check, foreign_key_check and the v${STORE_SCHEMA_VERSION} schema; exit 0 only if clean`,
+    summary: "integrity_check, foreign_key_check and the schema of the file's version; exit 0 only if clean",
     about:
       'Every problem is a finding (exit 1), also an SQLite error met while checking a damaged\nfile; only a file that is not a SQLite database at all is bad input (exit 2).',
     options: { quick: [{ type: 'boolean' }, '--quick', 'quick_check instead of integrity_check'] },
@@ -119,7 +119,7 @@ export function usage(name) {
 export function generalHelp() {
   return `Usage: triflux-store <command> <db> [options]
 
-Inspect, check and back up a triflux hub database (schema ${STORE_SCHEMA_VERSION}) without migrating it.
+Inspect, check and back up a triflux hub database (schema ${OLDEST_SCHEMA_VERSION} to ${NEWEST_SCHEMA_VERSION}) without migrating it.
 Only checkpoint and restore-schema write the file.
 
 Commands:

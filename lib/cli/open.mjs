@@ -5,12 +5,33 @@
 import { statSync } from 'node:fs';
 
 import { Database } from 'triflux-native-store';
+import { createStore as createStoreV6 } from 'triflux-native-store/v6';
+import { createStore as createStoreV7 } from 'triflux-native-store/v7';
+import { createStore as createStoreV8 } from 'triflux-native-store/v8';
 
 import { journalBytes, readHead, walBytes, WAL_HEADER_BYTES } from './files.mjs';
 import { CliError, println, visible } from './util.mjs';
 
-/** The schema version this package's store writes (src/sqlite/schema.sql). */
-export const STORE_SCHEMA_VERSION = 6;
+/** Each schema version this package has a store of, and the entry that serves it. */
+const STORES = {
+  6: { entry: 'triflux-native-store', createStore: createStoreV6 },
+  7: { entry: 'triflux-native-store/v7', createStore: createStoreV7 },
+  8: { entry: 'triflux-native-store/v8', createStore: createStoreV8 },
+};
+/** The newest schema version this package's stores write. */
+export const NEWEST_SCHEMA_VERSION = 8;
+/** The oldest one: a file of an older version is compared with it (its store migrates the file). */
+export const OLDEST_SCHEMA_VERSION = 6;
+
+/**
+ * The store that answers for a file of schema `version`: the one of that version, or for
+ * an older file the oldest store (a hub of that release migrates it when it opens it).
+ * { version, entry, createStore }.
+ */
+export function storeFor(version) {
+  const v = Math.max(OLDEST_SCHEMA_VERSION, version);
+  return { version: v, ...STORES[v] };
+}
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
@@ -99,8 +120,8 @@ export function openReadOnly(path, { busyTimeout = 5000, io, quiet = false } = {
 }
 
 /**
- * The file's schema version from `_meta`, checked: a number no newer than the store's.
- * Older versions are returned (the hub migrates them when it opens the file).
+ * The file's schema version from `_meta`, checked: a number no newer than the newest
+ * store's. Older versions are returned (the hub migrates them when it opens the file).
  */
 export function schemaVersion(db, path) {
   return sqlite(path, () => {
@@ -111,9 +132,9 @@ export function schemaVersion(db, path) {
     const text = String(row.value);
     if (!/^\d+$/.test(text)) throw new CliError(`${path}: unknown schema version "${text}"`);
     const version = Number(text);
-    if (version > STORE_SCHEMA_VERSION) {
+    if (version > NEWEST_SCHEMA_VERSION) {
       throw new CliError(
-        `${path}: schema version ${version} is newer than this triflux-store understands (${STORE_SCHEMA_VERSION}); use a newer triflux-native-store`,
+        `${path}: schema version ${version} is newer than this triflux-store understands (${NEWEST_SCHEMA_VERSION}); use a newer triflux-native-store`,
       );
     }
     return version;
@@ -122,7 +143,7 @@ export function schemaVersion(db, path) {
 
 /**
  * Opens `path` read-only (the file must exist and be a hub database of schema version
- * 6 or older): see openReadOnly. `busyTimeout` is SQLite's busy timeout in ms; with
+ * 8 or older): see openReadOnly. `busyTimeout` is SQLite's busy timeout in ms; with
  * `readonly: false` the validated file is reopened read-write. Returns { db, version, immutable }.
  */
 export function openHub(path, { busyTimeout = 5000, readonly = true } = {}, io = undefined) {

@@ -1,16 +1,18 @@
-// The v6 schema the store expects, and its comparison with a file. The expectation is
-// not a copy of src/sqlite/schema.sql: it is read from a fresh in-memory store that this
-// package's own createStore builds (schema.sql plus the open-time column steps), so it
-// cannot drift from what the store writes.
+// The schema a store of each version expects, and its comparison with a file. The
+// expectation is not a copy of src/sqlite/schema.sql: it is read from a fresh in-memory
+// store that this package's own createStore of that version builds (its schema.sql plus
+// the open-time steps), so it cannot drift from what the store writes.
 
-import { createStore } from 'triflux-native-store';
+import { ident, storeFor } from './open.mjs';
 
-import { ident } from './open.mjs';
-
-/** Tables, columns, declared foreign keys and indexes of a connection, by name. */
+/** Tables, columns, declared foreign keys, indexes and triggers of a connection, by name. */
 export function describeSchema(db) {
   const tables = {};
   const indexes = {};
+  const triggers = {};
+  for (const { name, tbl_name: table } of db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all()) {
+    triggers[name] = { table };
+  }
   const names = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
     .pluck()
@@ -33,20 +35,21 @@ export function describeSchema(db) {
       indexes[ix.name] = { table, unique: ix.unique === 1, partial: ix.partial === 1, columns: keys };
     }
   }
-  return { tables, indexes };
+  return { tables, indexes, triggers };
 }
 
 const expected = {};
 
 /**
- * The schema a fresh store of this package has (built once, in memory); with `large`, the
- * schema of a store whose log has grown large enough for the large-log indexes (built the
- * way a hub grows one: 10,000 auditLog calls, the commit that reaches the threshold adds them).
+ * The schema a fresh store of schema `version` has (built once, in memory); with `large`,
+ * the schema of a store whose log has grown large enough for the large-log indexes (built
+ * the way a hub grows one: 10,000 auditLog calls, the commit that reaches the threshold
+ * adds them).
  */
-export function expectedSchema(large = false) {
-  const key = large ? 'large' : 'small';
+export function expectedSchema(large = false, version = 6) {
+  const key = `${version}:${large ? 'large' : 'small'}`;
   if (!expected[key]) {
-    const store = createStore(':memory:');
+    const store = storeFor(version).createStore(':memory:');
     try {
       if (large) {
         store.db.transaction(() => {
@@ -70,14 +73,15 @@ const indexText = (ix) =>
   `${ix.unique ? 'UNIQUE ' : ''}ON ${ix.table}(${ix.columns.join(', ')})${ix.partial ? ' WHERE …' : ''}`;
 
 /**
- * Compares `actual` (describeSchema of the file) with the expectation. Returns
- * { findings, notes, compared }: findings make the file unclean (the store's statements
- * or result shapes would differ); notes are additions the store does not mind.
+ * Compares `actual` (describeSchema of the file) with the expectation of the schema
+ * `version` store. Returns { findings, notes, compared }: findings make the file unclean
+ * (the store's statements, result shapes or guards would differ); notes are additions the
+ * store does not mind.
  */
-export function compareSchema(actual, want = expectedSchema(hasLargeLogIndexes(actual))) {
+export function compareSchema(actual, version = 6, want = expectedSchema(hasLargeLogIndexes(actual), version)) {
   const findings = [];
   const notes = [];
-  const compared = { tables: 0, columns: 0, indexes: 0 };
+  const compared = { tables: 0, columns: 0, indexes: 0, triggers: 0 };
   for (const [name, table] of Object.entries(want.tables)) {
     compared.tables += 1;
     compared.columns += Object.keys(table.columns).length;
@@ -100,7 +104,7 @@ export function compareSchema(actual, want = expectedSchema(hasLargeLogIndexes(a
     }
     for (const col of Object.keys(have.columns)) {
       if (!(col in table.columns)) {
-        findings.push({ kind: 'extra_column', name: `${name}.${col}`, detail: `column ${name}.${col} is not in the v6 schema (SELECT * results would carry it)` });
+        findings.push({ kind: 'extra_column', name: `${name}.${col}`, detail: `column ${name}.${col} is not in the v${version} schema (SELECT * results would carry it)` });
       }
     }
     const wantFk = table.foreignKeys.join('; ');
@@ -127,6 +131,15 @@ export function compareSchema(actual, want = expectedSchema(hasLargeLogIndexes(a
   }
   for (const [name, ix] of Object.entries(actual.indexes)) {
     if (!(name in want.indexes)) notes.push({ kind: 'extra_index', name, detail: `index ${name} ${indexText(ix)} is not part of the store's schema` });
+  }
+  for (const [name, trigger] of Object.entries(want.triggers)) {
+    compared.triggers += 1;
+    const have = actual.triggers[name];
+    if (!have) findings.push({ kind: 'missing_trigger', name, detail: `trigger ${name} on ${trigger.table} is missing` });
+    else if (have.table !== trigger.table) findings.push({ kind: 'trigger_differs', name, detail: `trigger ${name} is on ${have.table}, expected ${trigger.table}` });
+  }
+  for (const [name, trigger] of Object.entries(actual.triggers)) {
+    if (!(name in want.triggers)) notes.push({ kind: 'extra_trigger', name, detail: `trigger ${name} on ${trigger.table} is not part of the store's schema` });
   }
   return { findings, notes, compared };
 }

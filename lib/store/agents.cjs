@@ -1,9 +1,16 @@
 'use strict';
 // Agents: registration, leases, topics and the status sweeps.
+//
+// Schema 7 (`fenced`) fences a stale agent: registerAgent bumps the row's
+// presence_generation and returns it, and refreshLease / updateAgentStatus take the
+// generation as their last argument and only write the row of that generation (their
+// statements add `AND presence_generation=?`, src/store/agents.rs). The argument is
+// bound as passed: `undefined` binds NULL and matches no row, as in the original.
 
 const { atomic } = require('./statements.cjs');
 
-function agentMethods({ S, n, dbPath, uuidv7 }) {
+function agentMethods({ S, n, dbPath, uuidv7, schema, fingerprint }) {
+  const { fenced } = schema;
   return {
     registerAgent({ agent_id, cli, pid, capabilities = [], topics = [], heartbeat_ttl_ms = 30000, metadata = {} }) {
       const now = Date.now();
@@ -21,20 +28,24 @@ function agentMethods({ S, n, dbPath, uuidv7 }) {
         metadata_json: JSON.stringify(metadata),
       };
       const [write, persisted] = atomic(n, () => [S.upsertAgent.run(row), S.getAgent.get(agent_id) ?? null]);
+      const effective = {
+        updated: write.changes > 0,
+        online: persisted?.status === 'online' && Number(persisted.lease_expires_ms) === leaseExpires,
+        status: persisted?.status ?? null,
+        last_seen_ms: persisted?.last_seen_ms ?? null,
+        lease_expires_ms: persisted?.lease_expires_ms ?? null,
+        store_type: 'sqlite',
+        db_path: dbPath ?? null,
+      };
+      if (!fenced) return { agent_id, lease_id: leaseId, lease_expires_ms: leaseExpires, server_time_ms: now, effective };
+      effective.store_fingerprint = fingerprint;
       return {
         agent_id,
         lease_id: leaseId,
+        presence_generation: persisted?.presence_generation ?? null,
         lease_expires_ms: leaseExpires,
         server_time_ms: now,
-        effective: {
-          updated: write.changes > 0,
-          online: persisted?.status === 'online' && Number(persisted.lease_expires_ms) === leaseExpires,
-          status: persisted?.status ?? null,
-          last_seen_ms: persisted?.last_seen_ms ?? null,
-          lease_expires_ms: persisted?.lease_expires_ms ?? null,
-          store_type: 'sqlite',
-          db_path: dbPath ?? null,
-        },
+        effective,
       };
     },
 
@@ -42,19 +53,22 @@ function agentMethods({ S, n, dbPath, uuidv7 }) {
       return S.getAgent.get(id) ?? null;
     },
 
-    refreshLease(agentId, ttlMs = 30000) {
+    refreshLease(agentId, ttlMs = 30000, presenceGeneration) {
       const now = Date.now();
       const leaseExpires = now + ttlMs;
       // An online agent's heartbeat leaves `status` (and its index entry) alone; any
       // other agent is revived by the original statement. Same row, same change count.
-      let write = S.heartbeatOnline.run(now, leaseExpires, agentId);
-      if (write.changes === 0) write = S.heartbeat.run(now, leaseExpires, agentId);
-      return {
-        agent_id: agentId,
-        lease_expires_ms: now + ttlMs,
-        server_time_ms: now,
-        effective: { updated: write.changes > 0, store_type: 'sqlite', db_path: dbPath ?? null },
-      };
+      let write;
+      if (fenced) {
+        write = S.heartbeatOnline.run(now, leaseExpires, agentId, presenceGeneration);
+        if (write.changes === 0) write = S.heartbeat.run(now, leaseExpires, agentId, presenceGeneration);
+      } else {
+        write = S.heartbeatOnline.run(now, leaseExpires, agentId);
+        if (write.changes === 0) write = S.heartbeat.run(now, leaseExpires, agentId);
+      }
+      const effective = { updated: write.changes > 0, store_type: 'sqlite', db_path: dbPath ?? null };
+      if (fenced) effective.store_fingerprint = fingerprint;
+      return { agent_id: agentId, lease_expires_ms: now + ttlMs, server_time_ms: now, effective };
     },
 
     updateAgentTopics(agentId, topics = []) {
@@ -76,10 +90,20 @@ function agentMethods({ S, n, dbPath, uuidv7 }) {
 
     sweepStaleAgents() {
       const now = Date.now();
-      return { stale: S.markStale.run(now).changes, offline: S.markOffline.run(now).changes };
+      if (!fenced) return { stale: S.markStale.run(now).changes, offline: S.markOffline.run(now).changes };
+      // Schema 7 reads every agent and marks each one at most one step under the
+      // generation it read (online and expired -> stale, else stale and expired five
+      // minutes -> offline). In one transaction nothing can re-register an agent between
+      // that read and the write, so every guard matches: two set-wise updates change the
+      // same rows, offline first (an agent made stale now is not also made offline).
+      return atomic(n, () => {
+        const offline = S.markOffline.run(now).changes;
+        return { stale: S.markStale.run(now).changes, offline };
+      });
     },
 
-    updateAgentStatus(agentId, status) {
+    updateAgentStatus(agentId, status, presenceGeneration) {
+      if (fenced) return S.setAgentStatus.run(status, agentId, presenceGeneration).changes > 0;
       return S.setAgentStatus.run(status, agentId).changes > 0;
     },
   };

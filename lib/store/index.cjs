@@ -1,11 +1,13 @@
 'use strict';
 // The store object: the original store's methods, names and argument handling, by area
 // (agents.cjs, roles.cjs, messages.cjs, human.cjs, assign.cjs, stats.cjs, reflexion.cjs),
-// on the named statements and the transaction guard of one native connection. Every
+// on the named statements and the transaction guard of one native connection, for the
+// hub release whose schema version the entry names (6, 7 or 8; see storeOfVersion). Every
 // JavaScript rule of the original (defaults, `??`, `Number()`, the clamps, `now + x`,
 // `JSON.stringify`) stays here, in the original's order; the SQL, the binding and the
 // row shapes are native (src/store/).
 
+const { createHash } = require('node:crypto');
 const { mkdirSync } = require('node:fs');
 const { dirname } = require('node:path');
 
@@ -23,14 +25,28 @@ const { reflexionMethods } = require('./reflexion.cjs');
 const uuidv7 = () => native.load().uuidv7();
 const BUSY = 'This database connection is busy executing a query';
 
-function createStore(dbPath, options = {}) {
-  void options; // options.DatabaseCtor is accepted and ignored: SQLite is built in.
+/** Schema 7's `store.fingerprint`: the path as passed, not as resolved. */
+const storeFingerprint = (dbPath) => `sqlite:${createHash('sha256').update(String(dbPath)).digest('hex')}`;
+
+/**
+ * What each schema version changed in the store object, in one place: the areas read
+ * these flags where their methods differ (agents.cjs, roles.cjs).
+ * - 7: presence generations fence a stale agent's writes; the store gains `type` and
+ *   `fingerprint`.
+ * - 8: role-registry integrity (no `active` role without a holder; src/sqlite/schema.rs
+ *   adds the CHECK and the triggers).
+ */
+function schemaOf(version) {
+  return Object.freeze({ version, fenced: version >= 7, roleIntegrity: version >= 8 });
+}
+
+function createStoreOf(schema, dbPath) {
   native.load(); // before touching the file system: the hub falls back when this throws
   mkdirSync(dirname(dbPath), { recursive: true });
   const n = native.connect(dbPath);
   let warnings;
   try {
-    warnings = native.storeOpen(n.handle);
+    warnings = native.storeOpen(n.handle, schema.version);
   } catch (error) {
     n.close(); // a file the store cannot use is not held open
     throw error;
@@ -54,15 +70,16 @@ function createStore(dbPath, options = {}) {
 
   // Methods call each other through `store` (late binding, as in the original), so a
   // caller that replaces one sees the others use it.
-  const store = {
-    uuidv7,
-    db: createDbFacade(n, dbPath, busy),
+  const db = createDbFacade(n, dbPath, busy);
+  const { close } = {
     close() {
       if (busy()) throw new TypeError(BUSY);
       n.close();
     },
   };
-  const context = { S: storeStatements(n.handle), n, store, dbPath, uuidv7 };
+  const fingerprint = schema.fenced ? storeFingerprint(dbPath) : undefined;
+  const store = schema.fenced ? { db, type: 'sqlite', fingerprint, uuidv7, close } : { uuidv7, db, close };
+  const context = { S: storeStatements(n.handle, schema.version), n, store, dbPath, uuidv7, schema, fingerprint };
   const areas = [agentMethods, messageMethods, humanMethods, statsMethods, assignMethods, reflexionMethods, roleMethods];
   for (const area of areas) {
     for (const [name, method] of Object.entries(area(context))) store[name] = counted(method);
@@ -70,4 +87,13 @@ function createStore(dbPath, options = {}) {
   return store;
 }
 
-module.exports = { createStore, uuidv7 };
+/** The `createStore(dbPath, options)` of the schema `version` store (6, 7 or 8). */
+function storeOfVersion(version) {
+  const schema = schemaOf(version);
+  return function createStore(dbPath, options = {}) {
+    void options; // options.DatabaseCtor is accepted and ignored: SQLite is built in.
+    return createStoreOf(schema, dbPath);
+  };
+}
+
+module.exports = { storeOfVersion, uuidv7 };

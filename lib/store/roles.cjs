@@ -43,7 +43,10 @@ function checkState(state) {
   }
 }
 
-function roleMethods({ S, n, uuidv7 }) {
+function roleMethods({ S, n, uuidv7, schema }) {
+  // Schema 8 also resets a holderless `active` role (a phantom an older file may hold;
+  // its triggers refuse new ones) like an orphaned activation.
+  const resetsPhantoms = schema.roleIntegrity;
   const getRole = (wire) => S.getRole.get(wire) ?? null;
 
   function reserveRole(input) {
@@ -113,7 +116,7 @@ function roleMethods({ S, n, uuidv7 }) {
         S.recoverExpiredRole.run(guard);
       } else if (role.holder_agent_id) {
         S.recoverLiveRole.run({ ...guard, activation_id: uuidv7() });
-      } else if (role.activation_id || role.state === 'elected-probing') {
+      } else if (role.activation_id || role.state === 'elected-probing' || (resetsPhantoms && role.state === 'active')) {
         S.recoverOrphanedActivation.run(guard);
       }
     }

@@ -8,14 +8,16 @@ const native = require('../native.cjs');
 const { TxKind, decodeRow, decodeRows } = require('../protocol.cjs');
 
 /**
- * The named statements of connection `handle`. A statement with `@name` parameters takes
- * one row object, whose values go to native code in the statement's parameter order (the
- * order better-sqlite3 reads a named row in); any other takes its arguments as they are.
+ * The named statements of connection `handle`, as the store of schema `version` has
+ * them (a statement whose SQL changed between versions comes in that version's form).
+ * A statement with `@name` parameters takes one row object, whose values go to native
+ * code in the statement's parameter order (the order better-sqlite3 reads a named row
+ * in); any other takes its arguments as they are.
  * Either way they are the native call's own arguments (storeRun/Get/All are variadic).
  */
-function storeStatements(handle) {
+function storeStatements(handle, version) {
   const S = {};
-  native.storeStatements().forEach(({ name, params: keys }, id) => {
+  native.storeStatements(version).forEach(({ id, name, params: keys }) => {
     S[name] = Object.freeze(keys ? namedStatement(handle, id, keys) : positionalStatement(handle, id));
   });
   return Object.freeze(S);

@@ -1,12 +1,17 @@
-//! Open-time behaviour of the original `createStore`: PRAGMAs, `_meta`, the v6 column
-//! seams before and after the schema, the version marker and its mismatch warning.
+//! Open-time behaviour of the original `createStore`: PRAGMAs, `_meta`, the column seams
+//! before and after the schema, the version marker and its mismatch warning, for each
+//! schema version the package serves (`SchemaVersion`: "6", "7" and "8").
+
+use std::sync::OnceLock;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::error::SResult;
+use crate::error::{SResult, StoreError};
 
-pub const SCHEMA_VERSION: &str = "6";
+/// The schema as version "6" writes it; later versions add to it (`SchemaVersion::schema_sql`).
 pub const SCHEMA_SQL: &str = include_str!("schema.sql");
+/// Schema 8's triggers refusing an active role without a holder.
+const ROLE_INTEGRITY_SQL: &str = include_str!("role_integrity.sql");
 /// Indexes for a large log; see src/store/scale.rs.
 pub const LARGE_LOG_SQL: &str = include_str!("large_log.sql");
 /// Connection-local row counters; see src/store/scale.rs.
@@ -17,6 +22,70 @@ pub const COUNTERS_SQL: &str = include_str!("counters.sql");
 /// size until the last connection closed. Changeable per connection with
 /// `store.db.pragma('journal_size_limit = N')` (-1: no limit).
 pub const JOURNAL_SIZE_LIMIT: i64 = 16 * 1024 * 1024;
+
+/// The hub release a store speaks for, by the `_meta.schema_version` it writes. Every
+/// difference between them in the open-time steps is decided here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SchemaVersion {
+    /// The role registry (the seed).
+    V6,
+    /// Presence generations fence a stale agent's writes (`agents.presence_generation`).
+    V7,
+    /// Role-registry integrity: no `active` role without a holder.
+    V8,
+}
+
+impl SchemaVersion {
+    #[cfg(test)]
+    pub const ALL: [SchemaVersion; 3] = [SchemaVersion::V6, SchemaVersion::V7, SchemaVersion::V8];
+
+    /// The version numbered `n` ("6", "7" or "8" in `_meta`).
+    pub fn from_number(n: u32) -> SResult<SchemaVersion> {
+        match n {
+            6 => Ok(SchemaVersion::V6),
+            7 => Ok(SchemaVersion::V7),
+            8 => Ok(SchemaVersion::V8),
+            _ => Err(StoreError::range_error("the store's schema version is 6, 7 or 8")),
+        }
+    }
+
+    /// The text written to `_meta.schema_version`.
+    pub fn label(self) -> &'static str {
+        match self {
+            SchemaVersion::V6 => "6",
+            SchemaVersion::V7 => "7",
+            SchemaVersion::V8 => "8",
+        }
+    }
+
+    /// This version's schema.sql: the v6 text, plus `agents.presence_generation` in its
+    /// fresh-table place from 7 on, plus the role_registry CHECK from 8 on (both exactly
+    /// as the originals' files have them: sqlite_master keeps the text).
+    pub fn schema_sql(self) -> &'static str {
+        static TEXTS: OnceLock<[String; 3]> = OnceLock::new();
+        let texts = TEXTS.get_or_init(|| {
+            let v7 = insert_after(
+                SCHEMA_SQL,
+                "  lease_expires_ms INTEGER NOT NULL,\n",
+                "  presence_generation INTEGER NOT NULL DEFAULT 0,\n",
+            );
+            let v8 = insert_after(
+                &v7,
+                "    (role_kind = 'lead' AND scope_id <> '')\n  ),\n",
+                "  CHECK (state <> 'active' OR holder_agent_id IS NOT NULL),\n",
+            );
+            [SCHEMA_SQL.to_string(), v7, v8]
+        });
+        &texts[self as usize]
+    }
+}
+
+/// `text` with `line` inserted after the one place `anchor` occurs.
+fn insert_after(text: &str, anchor: &str, line: &str) -> String {
+    debug_assert_eq!(text.matches(anchor).count(), 1, "schema.sql has one {anchor:?}");
+    let at = text.find(anchor).map(|i| i + anchor.len()).unwrap_or(text.len());
+    format!("{}{line}{}", &text[..at], &text[at..])
+}
 
 fn has_table(conn: &Connection, table: &str) -> SResult<bool> {
     Ok(conn
@@ -64,9 +133,27 @@ fn ensure_v6_columns(conn: &Connection) -> SResult<()> {
     Ok(())
 }
 
-/// Runs every open-time step in the original's order and returns the warnings it
-/// would print.
-pub fn open_store(conn: &Connection) -> SResult<Vec<String>> {
+/// Schema 7's column, added last to an agents table an older version created.
+fn ensure_v7_columns(conn: &Connection) -> SResult<()> {
+    if has_table(conn, "agents")? {
+        ensure_column(conn, "agents", "presence_generation", "INTEGER NOT NULL DEFAULT 0")?;
+    }
+    Ok(())
+}
+
+/// The column seams of `version` that run before and after the schema step.
+fn ensure_columns(conn: &Connection, version: SchemaVersion) -> SResult<()> {
+    ensure_v6_columns(conn)?;
+    if version >= SchemaVersion::V7 {
+        ensure_v7_columns(conn)?;
+    }
+    Ok(())
+}
+
+/// Runs every open-time step of `version`'s original in its order and returns the
+/// warnings it would print.
+pub fn open_store(conn: &Connection, version: SchemaVersion) -> SResult<Vec<String>> {
+    let expected = version.label();
     let mut warnings = Vec::new();
     // Each PRAGMA is its own call, as in the original (journal_mode is persisted).
     conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())).optional()?;
@@ -91,21 +178,24 @@ pub fn open_store(conn: &Connection) -> SResult<Vec<String>> {
         .flatten()
         .flatten();
 
-    ensure_v6_columns(conn)?;
-    if current.as_deref() != Some(SCHEMA_VERSION) {
+    ensure_columns(conn, version)?;
+    if current.as_deref() != Some(expected) {
         if let Some(found) = &current {
             warnings.push(format!(
-                "[store] schema version mismatch: found={found} expected={SCHEMA_VERSION}. Applying schema.sql (idempotent)."
+                "[store] schema version mismatch: found={found} expected={expected}. Applying schema.sql (idempotent)."
             ));
         }
-        conn.execute_batch(SCHEMA_SQL)?;
+        conn.execute_batch(version.schema_sql())?;
         conn.execute(
             "INSERT OR REPLACE INTO _meta (key, value) VALUES ('schema_version', ?)",
-            [SCHEMA_VERSION],
+            [expected],
         )?;
     }
     // Every boot: repairs a partly applied migration.
-    ensure_v6_columns(conn)?;
+    ensure_columns(conn, version)?;
+    if version >= SchemaVersion::V8 {
+        conn.execute_batch(ROLE_INTEGRITY_SQL)?;
+    }
     ensure_column(conn, "reflexion_entries", "type", "TEXT NOT NULL DEFAULT 'reflexion'")?;
     ensure_column(conn, "assign_jobs", "dispatched_at_ms", "INTEGER")?;
     ensure_column(
@@ -132,7 +222,7 @@ mod tests {
     #[test]
     fn fresh_database_gets_schema_six_without_warning() {
         let conn = Connection::open_in_memory().unwrap();
-        assert!(open_store(&conn).unwrap().is_empty());
+        assert!(open_store(&conn, SchemaVersion::V6).unwrap().is_empty());
         let v: String = conn
             .query_row("SELECT value FROM _meta WHERE key='schema_version'", [], |r| r.get(0))
             .unwrap();
@@ -145,7 +235,7 @@ mod tests {
             1
         );
         // Reopening is idempotent.
-        assert!(open_store(&conn).unwrap().is_empty());
+        assert!(open_store(&conn, SchemaVersion::V6).unwrap().is_empty());
     }
 
     #[test]
@@ -160,7 +250,7 @@ mod tests {
              INSERT INTO messages VALUES ('m1','event','a','b','t',5,1000,1,1001,'c','t','{}','queued');",
         )
         .unwrap();
-        let warnings = open_store(&conn).unwrap();
+        let warnings = open_store(&conn, SchemaVersion::V6).unwrap();
         assert_eq!(
             warnings,
             vec!["[store] schema version mismatch: found=5 expected=6. Applying schema.sql (idempotent).".to_string()]
@@ -170,6 +260,91 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 1);
+    }
+
+    fn version_of(conn: &Connection) -> String {
+        conn.query_row("SELECT value FROM _meta WHERE key='schema_version'", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    fn triggers(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type='trigger' ORDER BY name")
+            .unwrap();
+        stmt.query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn each_version_adds_its_line_to_the_v6_schema_text() {
+        let [v6, v7, v8] = SchemaVersion::ALL.map(SchemaVersion::schema_sql);
+        let column =
+            "  lease_expires_ms INTEGER NOT NULL,\n  presence_generation INTEGER NOT NULL DEFAULT 0,\n  status";
+        let check = "  ),\n  CHECK (state <> 'active' OR holder_agent_id IS NOT NULL),\n  UNIQUE(project_id, role_kind, scope_id)";
+        assert!(!v6.contains("presence_generation") && !v6.contains("holder_agent_id IS NOT NULL"));
+        assert!(v7.contains(column) && !v7.contains("holder_agent_id IS NOT NULL"));
+        assert!(v8.contains(column) && v8.contains(check));
+        assert_eq!(
+            v8.len() - v6.len(),
+            v7.len() - v6.len() + check.len() - "  ),\n  UNIQUE(project_id, role_kind, scope_id)".len()
+        );
+    }
+
+    #[test]
+    fn a_fresh_v7_file_has_the_generation_in_place_and_v8_adds_the_guards() {
+        let conn = Connection::open_in_memory().unwrap();
+        assert!(open_store(&conn, SchemaVersion::V7).unwrap().is_empty());
+        let cols = columns(&conn, "agents");
+        let at = cols.iter().position(|c| c == "presence_generation").unwrap();
+        assert_eq!(cols[at - 1], "lease_expires_ms");
+        assert_eq!(version_of(&conn), "7");
+        assert!(triggers(&conn).is_empty());
+
+        let warnings = open_store(&conn, SchemaVersion::V8).unwrap();
+        assert_eq!(
+            warnings,
+            vec!["[store] schema version mismatch: found=7 expected=8. Applying schema.sql (idempotent).".to_string()]
+        );
+        assert_eq!(version_of(&conn), "8");
+        assert_eq!(
+            triggers(&conn),
+            [
+                "role_registry_active_holder_insert",
+                "role_registry_active_holder_update"
+            ]
+        );
+        let refused = conn.execute_batch(
+            "INSERT INTO role_registry (role_key_wire, project_id, role_kind, state, last_transition_ms, last_reason)
+             VALUES ('k', 'p', 'cto', 'active', 1, 'r')",
+        );
+        assert!(refused
+            .unwrap_err()
+            .to_string()
+            .contains("active role requires holder_agent_id"));
+    }
+
+    #[test]
+    fn a_v6_file_opened_as_v7_gets_the_column_last_and_back_as_v6_keeps_it() {
+        let conn = Connection::open_in_memory().unwrap();
+        open_store(&conn, SchemaVersion::V6).unwrap();
+        conn.execute_batch(
+            "INSERT INTO agents (agent_id, cli, last_seen_ms, lease_expires_ms, status) VALUES ('a', 'codex', 1, 2, 'online')",
+        )
+        .unwrap();
+        assert_eq!(open_store(&conn, SchemaVersion::V7).unwrap().len(), 1);
+        assert_eq!(columns(&conn, "agents").last().unwrap(), "presence_generation");
+        let generation: i64 = conn
+            .query_row("SELECT presence_generation FROM agents", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(generation, 0);
+        assert_eq!(
+            open_store(&conn, SchemaVersion::V6).unwrap(),
+            vec!["[store] schema version mismatch: found=7 expected=6. Applying schema.sql (idempotent).".to_string()]
+        );
+        assert_eq!(version_of(&conn), "6");
+        assert!(columns(&conn, "agents").contains(&"presence_generation".to_string()));
     }
 }
 
@@ -184,7 +359,7 @@ mod statement_cache_tests {
     fn cached_statements_are_not_reprepared_when_bindings_change() {
         let conn = Connection::open_in_memory().unwrap();
         crate::sqlite::connection::configure(&conn).unwrap();
-        open_store(&conn).unwrap();
+        open_store(&conn, SchemaVersion::V6).unwrap();
         for sql in [
             "SELECT * FROM role_candidates WHERE role_key_wire = ? ORDER BY priority DESC, updated_at_ms DESC, agent_id",
             "SELECT * FROM messages WHERE role_key_wire=? AND status IN ('queued','delivered') AND expires_at_ms > ? ORDER BY priority DESC, created_at_ms ASC, id",

@@ -1,4 +1,5 @@
--- Schema version 6 of the triflux hub store.
+-- The triflux hub store's schema, as version "6" writes it; versions "7" and "8" add one line
+-- each (src/sqlite/schema.rs, `SchemaVersion::schema_sql`).
 -- Every statement is idempotent: it runs on fresh files and again when an older file is migrated.
 
 CREATE TABLE IF NOT EXISTS agents (

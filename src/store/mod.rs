@@ -28,17 +28,19 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::native_db::with_handle;
+use crate::sqlite::schema::SchemaVersion;
 
-/// Runs the store's open-time steps on connection `db`: PRAGMAs, `_meta`, schema v6 and
-/// migration, the large-log indexes when due, and the statements the original prepared
-/// at open. Returns the warnings the original prints (the JS layer sends them to
-/// console.warn).
+/// Runs the open-time steps of the schema `version` store on connection `db`: PRAGMAs,
+/// `_meta`, the schema and migration, the large-log indexes when due, and the statements
+/// the original prepared at open. Returns the warnings the original prints (the JS layer
+/// sends them to console.warn).
 #[napi]
-pub fn store_open(env: Env, db: u32) -> Result<Vec<String>> {
+pub fn store_open(env: Env, db: u32, version: u32) -> Result<Vec<String>> {
     with_handle(&env, db, |core| {
-        let warnings = crate::sqlite::schema::open_store(&core.conn)?;
+        let version = SchemaVersion::from_number(version)?;
+        let warnings = crate::sqlite::schema::open_store(&core.conn, version)?;
         scale::open(core)?;
-        statements::prepare_at_open(core)?;
+        statements::prepare_at_open(core, version)?;
         Ok(warnings)
     })
 }

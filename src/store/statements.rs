@@ -19,6 +19,7 @@ use crate::js::rows::{write_rows_kept, RowLayout};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, RawStmt};
+use crate::sqlite::schema::SchemaVersion;
 
 /// Every statement, numbered in the order the original prepared them.
 fn all() -> &'static [Stmt] {
@@ -43,10 +44,10 @@ fn slot(id: usize, large: bool) -> usize {
     2 * id + usize::from(large)
 }
 
-/// Prepares the statements the original prepared at open, in its order.
-pub fn prepare_at_open(core: &Core) -> SResult<()> {
+/// Prepares the statements `version`'s original prepared at open, in its order.
+pub fn prepare_at_open(core: &Core, version: SchemaVersion) -> SResult<()> {
     let mut cache = core.cache.borrow_mut();
-    for (id, stmt) in all().iter().enumerate().filter(|(_, s)| s.at_open) {
+    for (id, stmt) in all().iter().enumerate().filter(|(_, s)| s.at_open && s.serves(version)) {
         cache.fixed(&core.conn, slot(id, false), stmt.sql)?;
     }
     Ok(())
@@ -152,25 +153,33 @@ fn run(core: &Core, stmt: &mut RawStmt) -> SResult<f64> {
 /// One statement as the JS layer sees it.
 #[napi(object)]
 pub struct StatementInfo {
+    /// The number the statement calls take (`storeRun(db, id, ...)`).
+    pub id: u32,
     pub name: String,
     /// Its named parameters in order (without `@`), or None when it takes `?`s.
     pub params: Option<Vec<String>>,
 }
 
-/// The store's statements, by number, with the names of their parameters (read from the
-/// SQL text, so that nothing is prepared for it; the tests check them against SQLite's).
+/// The statements of schema `version`'s store, with their numbers and the names of
+/// their parameters (read from the SQL text, so that nothing is prepared for it; the
+/// tests check them against SQLite's).
 #[napi]
-pub fn store_statements() -> Vec<StatementInfo> {
-    all()
+pub fn store_statements(version: u32) -> Result<Vec<StatementInfo>> {
+    let version = SchemaVersion::from_number(version)
+        .map_err(|_| Error::new(Status::InvalidArg, "the store's schema version is 6, 7 or 8"))?;
+    Ok(all()
         .iter()
-        .map(|def| {
+        .enumerate()
+        .filter(|(_, def)| def.serves(version))
+        .map(|(id, def)| {
             let names = named_parameters(def.sql);
             StatementInfo {
+                id: id as u32,
                 name: def.name.to_string(),
                 params: (!names.is_empty()).then(|| names.into_iter().map(str::to_string).collect()),
             }
         })
-        .collect()
+        .collect())
 }
 
 /// The `@name` parameters of the store's SQL in order of first appearance (SQLite's
@@ -239,14 +248,27 @@ mod tests {
     use super::*;
     use crate::sqlite::statements::StatementCache;
 
-    /// Every statement prepares on a fresh store, and the ones prepared per call take `?`s
-    /// (`store_statements` reports no names for them without preparing them).
+    /// Every statement prepares on a fresh store of each version it serves, and the ones
+    /// prepared per call take `?`s (`store_statements` reports no names for them without
+    /// preparing them).
     #[test]
     fn statements_prepare_and_per_call_ones_are_positional() {
+        for version in SchemaVersion::ALL {
+            statements_prepare_on(version);
+        }
+        // Each version's store has each name once.
+        for version in SchemaVersion::ALL {
+            let names: Vec<_> = all().iter().filter(|s| s.serves(version)).map(|s| s.name).collect();
+            let unique: std::collections::HashSet<_> = names.iter().collect();
+            assert_eq!(unique.len(), names.len(), "statement names are unique in {version:?}");
+        }
+    }
+
+    fn statements_prepare_on(version: SchemaVersion) {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        crate::sqlite::schema::open_store(&conn).unwrap();
+        crate::sqlite::schema::open_store(&conn, version).unwrap();
         let mut cache = StatementCache::default();
-        for (id, def) in all().iter().enumerate() {
+        for (id, def) in all().iter().enumerate().filter(|(_, def)| def.serves(version)) {
             let stmt = cache.fixed(&conn, slot(id, false), def.sql).unwrap();
             if !def.at_open {
                 assert!(
@@ -259,7 +281,5 @@ mod tests {
                 cache.fixed(&conn, slot(id, true), large).unwrap();
             }
         }
-        let names: std::collections::HashSet<_> = all().iter().map(|s| s.name).collect();
-        assert_eq!(names.len(), all().len(), "statement names are unique");
     }
 }

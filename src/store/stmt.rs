@@ -3,6 +3,7 @@
 //! import each other.
 
 use super::rows::{RowShape, RAW};
+use crate::sqlite::schema::SchemaVersion;
 
 /// What running a statement means for the large-log indexes (`scale`).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -28,6 +29,10 @@ pub struct Stmt {
     /// Prepared when the store opens, as the original prepared its statements there: a
     /// file whose schema lacks a column they use fails in createStore.
     pub at_open: bool,
+    /// The schema versions whose store has this statement: a name whose SQL changed
+    /// between versions is listed once per form (`until` / `since`).
+    pub first: SchemaVersion,
+    pub last: SchemaVersion,
 }
 
 impl Stmt {
@@ -39,6 +44,8 @@ impl Stmt {
             rows: &RAW,
             effect: Effect::None,
             at_open: true,
+            first: SchemaVersion::V6,
+            last: SchemaVersion::V8,
         }
     }
     pub const fn rows(self, rows: &'static RowShape) -> Stmt {
@@ -52,6 +59,17 @@ impl Stmt {
     }
     pub const fn effect(self, effect: Effect) -> Stmt {
         Stmt { effect, ..self }
+    }
+    /// This form serves the stores up to `version`.
+    pub const fn until(self, version: SchemaVersion) -> Stmt {
+        Stmt { last: version, ..self }
+    }
+    /// This form serves the stores from `version` on.
+    pub const fn since(self, version: SchemaVersion) -> Stmt {
+        Stmt { first: version, ..self }
+    }
+    pub fn serves(&self, version: SchemaVersion) -> bool {
+        self.first <= version && version <= self.last
     }
     /// Prepared on first use (the original prepared it per call).
     pub const fn per_call(self) -> Stmt {

@@ -1,4 +1,5 @@
-// `triflux-store agents <db>`: every agent with its status and how long its lease has left.
+// `triflux-store agents <db>`: every agent with its status and how long its lease has left,
+// and from schema 7 on its presence generation (the one its heartbeats must name).
 
 import { openHub, requireTables, sqlite } from '../open.mjs';
 import { duration, intOption, iso, leaseLeft, printListing } from '../util.mjs';
@@ -37,7 +38,9 @@ export function run({ args, options, io }) {
     project_id: row.project_id ?? null,
     session_id: row.session_id ?? null,
     host_id: row.host_id ?? null,
+    presence_generation: row.presence_generation ?? null,
   }));
+  const generations = rows.length > 0 && 'presence_generation' in rows[0];
   return printListing(io, options, {
     key: 'agents',
     rows: agents,
@@ -47,6 +50,7 @@ export function run({ args, options, io }) {
       ['cli', 'cli'],
       ['pid', 'pid'],
       ['status', 'status'],
+      ...(generations ? [['gen', 'presence_generation']] : []),
       ['lease left', (a) => leaseLeft(a.lease_expires_ms, now)],
       ['last seen', (a) => `${iso(a.last_seen_ms)} (${duration(now - a.last_seen_ms)} ago)`],
       ['topics', (a) => a.topics.join(',') || '-'],

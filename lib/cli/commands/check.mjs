@@ -1,11 +1,12 @@
 // `triflux-store check <db>`: integrity_check (or quick_check), foreign_key_check and the
-// store's v6 schema compared with the file. Exit 0 only when every check is clean.
+// schema of the file's own version (6, 7 or 8: the store of that hub release; an older
+// file is compared with v6) compared with the file. Exit 0 only when every check is clean.
 //
 // A damaged file is what this command is for: an SQLite error met while opening or
 // checking it is a finding (exit 1), and the other checks still run. Only a file that is
 // not a SQLite database at all (or not a hub database) is bad input (exit 2).
 
-import { checkFile, openReadOnly, schemaVersion, STORE_SCHEMA_VERSION } from '../open.mjs';
+import { checkFile, openReadOnly, schemaVersion, storeFor } from '../open.mjs';
 import { compareSchema, describeSchema } from '../schema.mjs';
 import { CliError, int, printJson, println, visible } from '../util.mjs';
 
@@ -49,7 +50,8 @@ function collect(path, options, io) {
       integrity = attempt(findings, 'integrity', pragma, () => lines(pragma));
     }
     const foreignKeys = attempt(findings, 'foreign_keys', 'foreign_key_check', () => db.pragma('foreign_key_check'));
-    const schema = attempt(findings, 'schema', 'reading the schema', () => compareSchema(describeSchema(db)));
+    const against = storeFor(version ?? 6).version;
+    const schema = attempt(findings, 'schema', 'reading the schema', () => compareSchema(describeSchema(db), against));
     return { findings, version, integrity, foreignKeys, schema, pragma };
   } finally {
     db.close();
@@ -60,12 +62,13 @@ export function run({ args, options, io }) {
   const path = args[0];
   const { findings: errors, version, integrity, foreignKeys, schema, pragma } = collect(path, options, io);
   const findings = [];
-  if (version !== null && version !== STORE_SCHEMA_VERSION) {
+  const against = storeFor(version ?? 6);
+  if (version !== null && version !== against.version) {
     findings.push({
       check: 'schema',
       kind: 'schema_version',
       name: '_meta.schema_version',
-      detail: `schema_version is ${version}, the store expects ${STORE_SCHEMA_VERSION} (the hub migrates the file when it next opens it)`,
+      detail: `schema_version is ${version}, the store expects ${against.version} (the hub migrates the file when it next opens it)`,
     });
   }
   const integrityOk = integrity !== null && integrity.length === 1 && integrity[0] === 'ok';
@@ -94,6 +97,7 @@ export function run({ args, options, io }) {
       integrity_mode: pragma,
       foreign_key_violations: foreignKeys === null ? null : foreignKeys.length,
       schema_compared: schema?.compared ?? null,
+      schema_expected: against.version,
       findings,
       notes,
     });
@@ -107,10 +111,10 @@ export function run({ args, options, io }) {
   const c = schema?.compared;
   const schemaText = failed('schema') && !schema
     ? 'could not run'
-    : `${schemaFindings.length === 0 ? 'ok' : count(schemaFindings.length, 'difference')} (${c.tables} tables, ${c.columns} columns, ${c.indexes} indexes compared)`;
+    : `${schemaFindings.length === 0 ? 'ok' : count(schemaFindings.length, 'difference')} (${c.tables} tables, ${c.columns} columns, ${c.indexes} indexes${c.triggers ? `, ${c.triggers} triggers` : ''} compared)`;
   println(io.stdout, `${pragma.padEnd(19)}${integrityText}`);
   println(io.stdout, `foreign_key_check  ${fkText}`);
-  println(io.stdout, `${`schema v${STORE_SCHEMA_VERSION}`.padEnd(19)}${schemaText}`);
+  println(io.stdout, `${`schema v${against.version}`.padEnd(19)}${schemaText}`);
   if (findings.length > 0) {
     println(io.stdout);
     for (const f of findings) println(io.stdout, `  ${f.check}: ${visible(f.detail)}`);

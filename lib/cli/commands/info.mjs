@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 
 import { fileSize, readHead, walPath } from '../files.mjs';
-import { ident, openHub, sqlite, STORE_SCHEMA_VERSION, tableNames } from '../open.mjs';
+import { ident, openHub, sqlite, storeFor, tableNames } from '../open.mjs';
 import { bytes, int, pairs, printJson, println, visible } from '../util.mjs';
 
 const pkg = createRequire(import.meta.url)('../../../package.json');
@@ -18,6 +18,7 @@ function headerJournalMode(path) {
 /** Collects the facts `info` prints (also used by the tests through --json). */
 export function collectInfo(path, options, io) {
   const { db, version, immutable } = openHub(path, options, io);
+  const store = storeFor(version);
   try {
     return sqlite(path, () => {
       const pragma = (name) => db.pragma(name, { simple: true });
@@ -30,7 +31,9 @@ export function collectInfo(path, options, io) {
       return {
         file: path,
         schema_version: version,
-        store_schema_version: STORE_SCHEMA_VERSION,
+        // The store of the file's hub release (the oldest one for an older file) and its entry.
+        store_schema_version: store.version,
+        store_entry: store.entry,
         sqlite_version: db.prepare('SELECT sqlite_version()').pluck().get(),
         package: { name: pkg.name, version: pkg.version },
         // An immutable connection ignores WAL mode (it says "delete"): the header says what the file is.
@@ -57,8 +60,8 @@ export function run({ args, options, io }) {
   }
   const version =
     info.schema_version === info.store_schema_version
-      ? String(info.schema_version)
-      : `${info.schema_version} (the store writes ${info.store_schema_version}; the hub migrates the file when it opens it)`;
+      ? `${info.schema_version} (${info.store_entry})`
+      : `${info.schema_version} (${info.store_entry} writes ${info.store_schema_version}; the hub migrates the file when it opens it)`;
   println(
     io.stdout,
     pairs([

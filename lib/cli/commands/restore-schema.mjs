@@ -9,9 +9,9 @@
 // It takes the file for itself first (SQLite's exclusive locking mode): while another
 // connection — a running hub — has the file open, it changes nothing and exits 1.
 
-import { createStore, Database } from 'triflux-native-store';
+import { Database } from 'triflux-native-store';
 
-import { cliError, openHub, sqlite, STORE_SCHEMA_VERSION } from '../open.mjs';
+import { cliError, openHub, OLDEST_SCHEMA_VERSION, sqlite, storeFor } from '../open.mjs';
 import { expectedSchema } from '../schema.mjs';
 import { CliError, duration, pairs, printJson, println, visible } from '../util.mjs';
 
@@ -19,12 +19,13 @@ const INDEXES_ON_MESSAGES =
   "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' AND sql IS NOT NULL ORDER BY rowid";
 
 /**
- * The original's indexes on messages, { name, sql } in the order a fresh store creates
- * them: a fresh store below the large-log threshold has exactly the original's schema
- * (schema.sql, which the golden traces pin), so it is read from one, in memory.
+ * The indexes on messages of schema `version`'s original, { name, sql } in the order a
+ * fresh store of that version creates them: a fresh store below the large-log threshold
+ * has exactly the original's schema (its schema.sql, which the golden traces pin), so it
+ * is read from one, in memory.
  */
-function originalIndexes() {
-  const store = createStore(':memory:');
+function originalIndexes(version) {
+  const store = storeFor(version).createStore(':memory:');
   try {
     return store.db.prepare(INDEXES_ON_MESSAGES).all();
   } finally {
@@ -32,10 +33,10 @@ function originalIndexes() {
   }
 }
 
-/** Names of the indexes on messages that only a converted (large-log) store has. */
-function largeLogIndexNames() {
-  const small = expectedSchema(false).indexes;
-  return Object.entries(expectedSchema(true).indexes)
+/** Names of the indexes on messages that only a converted (large-log) store of `version` has. */
+function largeLogIndexNames(version) {
+  const small = expectedSchema(false, version).indexes;
+  return Object.entries(expectedSchema(true, version).indexes)
     .filter(([name, ix]) => ix.table === 'messages' && !(name in small))
     .map(([name]) => name);
 }
@@ -70,12 +71,12 @@ function takeFile(path, busyTimeout) {
 
 /** Gives a converted file the original's indexes; returns the names dropped, created and (re)built. */
 function restore(path, options, version, converted, large) {
-  if (version !== STORE_SCHEMA_VERSION) {
+  if (version < OLDEST_SCHEMA_VERSION) {
     // Only a file this package's store opened (and so migrated to its version) can have been converted.
     if (converted) throw new CliError(`${path}: schema version ${version} with large-log indexes: not a file this command can restore`);
     return { dropped: [], created: [], rebuilt: [] };
   }
-  const original = originalIndexes();
+  const original = originalIndexes(version);
   const ours = new Set([...large, ...original.map((ix) => ix.name)]);
   const db = takeFile(path, options.busyTimeout);
   try {
@@ -105,7 +106,7 @@ export function run({ args, options, io }) {
   const path = args[0];
   const started = Date.now();
   const { db: check, version } = openHub(path, options, io);
-  const large = new Set(largeLogIndexNames());
+  const large = new Set(largeLogIndexNames(storeFor(version).version));
   let converted;
   try {
     converted = sqlite(path, () => check.prepare(INDEXES_ON_MESSAGES).all()).some((ix) => large.has(ix.name));
@@ -135,7 +136,7 @@ export function run({ args, options, io }) {
     pairs([
       ['dropped', dropped.join(', ') || '-'],
       ['created', created.join(', ') || '-'],
-      ['indexes', `${rebuilt.length} on messages, as a fresh original store creates them (${rebuilt.join(', ')})`],
+      ['indexes', `${rebuilt.length} on messages, as a fresh original v${version} store creates them (${rebuilt.join(', ')})`],
       ['time', duration(result.elapsed_ms)],
     ]),
   );

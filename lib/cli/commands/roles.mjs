@@ -1,5 +1,7 @@
 // `triflux-store roles <db>`: the role registry with decoded role keys, holder, state,
-// epoch, version, lease left, and holders whose lease has expired flagged.
+// epoch, version, lease left, and holders whose lease has expired flagged, as are
+// "phantom" roles: `active` without a holder (a schema 8 store refuses new ones and its
+// recoverRoleRegistry resets these; a schema 6 or 7 store leaves them).
 
 import { openHub, requireTables, sqlite } from '../open.mjs';
 import { intOption, leaseLeft, printListing } from '../util.mjs';
@@ -49,6 +51,7 @@ export function run({ args, options, io }) {
       key !== null && (key.project_id !== row.project_id || key.role_kind !== row.role_kind || (key.scope_id ?? '') !== row.scope_id);
     return {
       role_key_wire: row.role_key_wire,
+      phantom: row.state === 'active' && row.holder_agent_id == null,
       role_key: key,
       role_key_problem: key === null ? 'wire does not decode' : mismatch ? 'wire differs from the row columns' : null,
       project_id: row.project_id,
@@ -82,11 +85,17 @@ export function run({ args, options, io }) {
       ['version', 'version'],
       ['lease left', (r) => (r.holder_agent_id == null ? null : leaseLeft(r.holder_lease_expires_ms, now))],
       ['cand', 'candidates'],
-      ['flags', (r) => [r.holder_expired ? 'HOLDER EXPIRED' : null, r.role_key_problem].filter(Boolean).join('; ') || null],
+      [
+        'flags',
+        (r) =>
+          [r.holder_expired ? 'HOLDER EXPIRED' : null, r.phantom ? 'ACTIVE WITHOUT HOLDER' : null, r.role_key_problem].filter(Boolean).join('; ') ||
+          null,
+      ],
     ],
     summary: () => {
       const expired = roles.filter((r) => r.holder_expired).length;
-      return `${roles.length} roles, ${roles.filter((r) => r.holder_agent_id != null).length} held, ${expired} with an expired holder`;
+      const phantoms = roles.filter((r) => r.phantom).length;
+      return `${roles.length} roles, ${roles.filter((r) => r.holder_agent_id != null).length} held, ${expired} with an expired holder, ${phantoms} active without a holder`;
     },
   });
 }
