@@ -27,7 +27,8 @@ export const EXCLUDED = {
   // 'golden/trace-public-1.jsonl': { 123: 'why this outcome deliberately differs' },
 };
 
-const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || 2));
+// Under emulation one at a time: an emulated replay keeps a core busy.
+const CONCURRENCY = Math.max(1, Math.min(3, Number(process.env.REPLAY_CONCURRENCY) || (emulator ? 1 : 2)));
 // Under emulation the first segments of a trace run cold (JIT, and qemu translating it)
 // and overrun their second: warm up on a scratch store first (see trace-replay.mjs).
 const WARMUP = emulator ? ['--warmup=400'] : [];
@@ -60,6 +61,15 @@ const files = [
     .map((f) => `fixtures/${f}`),
 ];
 const schemas = Object.fromEntries(files.map((rel) => [rel, schemaOf(rel)]));
+
+// Under emulation the schema 7 and 8 traces (the same binary's later statement forms, proven
+// natively on every Node) replay only when REPLAY_ALL_SCHEMAS=1 (npm run test:platforms sets
+// it): .ci/run's emulated core runs take the v6 traces and every fixture of every version.
+const ALL_SCHEMAS = !emulator || process.env.REPLAY_ALL_SCHEMAS === '1';
+const skipped = (rel) =>
+  !ALL_SCHEMAS && rel.endsWith('.jsonl') && schemas[rel] !== 6
+    ? `the schema ${schemas[rel]} traces replay under ${emulator} only with REPLAY_ALL_SCHEMAS=1`
+    : false;
 
 /** The file to replay: the original, or a copy without the excluded calls. */
 function traceToReplay(rel, scratch) {
@@ -149,7 +159,7 @@ test('every trace and fixture replays with 0 failed', { timeout: TIMEOUT_MS * 2,
   const run = limited(CONCURRENCY);
   await Promise.all(
     files.map((rel) =>
-      t.test(rel, { timeout: TIMEOUT_MS }, async (st) => {
+      t.test(rel, { timeout: TIMEOUT_MS, skip: skipped(rel) }, async (st) => {
         const { path, removed } = traceToReplay(rel, scratch);
         const r = await run(() => replay(path, ENTRIES[schemas[rel]]));
         const lines = r.stdout.trim().split('\n');

@@ -11,7 +11,9 @@
 //   --node=<major>[,<major>…]     Node majors to run (default: this Node's and 22, 24, 26
 //                                 natively, this Node's under emulation)
 //   --core                        only the golden-trace and fixture replays and the store's
-//                                 core suites (what .ci/run runs under emulation)
+//                                 core suites (what .ci/run runs under emulation); under
+//                                 emulation these replay the v6 traces and every fixture,
+//                                 the whole run every version's traces (REPLAY_ALL_SCHEMAS)
 // Exits 1 when a run has a failed test or a check fails.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -34,6 +36,8 @@ const CORE = ['replay', 'foundation', 'behaviours', 'hub-uses', 'fallback', 'win
 // Named files, not the folder: Node 22's --test takes files and globs, Node 20's no globs.
 const ALL = readdirSync(join(root, '__test__')).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => `__test__/${f}`);
 const tests = process.argv.includes('--core') ? CORE : ALL;
+// Read by __test__/replay.test.mjs under emulation (the suites inherit this environment).
+if (!process.argv.includes('--core')) process.env.REPLAY_ALL_SCHEMAS = '1';
 
 const byDir = Object.fromEntries(targets.map((t) => [t.dir, t]));
 const binaryOf = (t) => join(root, 'npm', t.dir, t.file);
