@@ -299,6 +299,17 @@ impl Napi {
         out!((), |_u| sys::napi_set_named_property(self.0, obj, key.as_ptr(), value))
     }
 
+    /// `obj[key] = value` with JS's own Set semantics (a `__proto__` key sets the prototype).
+    pub fn set_property(self, obj: Raw, key: Raw, value: Raw) -> SResult<()> {
+        out!((), |_u| sys::napi_set_property(self.0, obj, key, value))
+    }
+
+    pub fn property(self, obj: Raw, key: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_property(
+            self.0, obj, key, &mut o
+        ))
+    }
+
     pub fn array_length(self, v: Raw) -> SResult<u32> {
         out!(0u32, |n| sys::napi_get_array_length(self.0, v, &mut n))
     }
@@ -325,6 +336,13 @@ impl Napi {
 
     pub fn number(self, n: f64) -> SResult<Raw> {
         out!(std::ptr::null_mut(), |o| sys::napi_create_double(self.0, n, &mut o))
+    }
+
+    /// A BigInt holding `n` (an INTEGER read with safe integers on).
+    pub fn bigint(self, n: i64) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_bigint_int64(
+            self.0, n, &mut o
+        ))
     }
 
     /// A string from UTF-8 bytes, decoded by V8 (invalid sequences become U+FFFD).
@@ -371,6 +389,18 @@ impl Napi {
         out!(std::ptr::null_mut(), |o| sys::napi_new_instance(
             self.0,
             ctor,
+            args.len(),
+            args.as_ptr(),
+            &mut o
+        ))
+    }
+
+    /// Calls `f` with `this` = `recv`; a throw leaves its exception pending (`Pending`).
+    pub fn call_function(self, recv: Raw, f: Raw, args: &[Raw]) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_call_function(
+            self.0,
+            recv,
+            f,
             args.len(),
             args.as_ptr(),
             &mut o
