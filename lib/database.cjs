@@ -51,6 +51,8 @@ const SHARED_MAX = 256;
 let slots = null;
 const LAST_ROWID = 0;
 const ROW_SHAPE = 1;
+/** The handle + 1 of the connection whose `verbose` logger is running, else 0. */
+const BUSY = 2;
 native.onLoad(() => {
   slots = native.resultSlots();
 });
@@ -59,6 +61,7 @@ const sharedByConnection = new WeakMap();
 function sharedStatement(n, source) {
   let cache = sharedByConnection.get(n);
   if (cache === undefined) sharedByConnection.set(n, (cache = new Map()));
+  if (slots[BUSY] === n.handle + 1) throw new TypeError(BUSY_DB);
   const hit = cache.get(source);
   // A closed connection prepares nothing: the native call throws better-sqlite3's error.
   if (hit !== undefined && n.open) return hit;
@@ -225,6 +228,7 @@ class Statement {
 
   #setMode(name, mode, args) {
     if (!this.#reader) throw new TypeError(`The ${name}() method is only for statements that return data`);
+    if (slots[BUSY] === this.#h + 1) throw new TypeError(BUSY_DB);
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const use = booleanArg(args);
     const current = this.#mode & BASE_MODE;
@@ -242,6 +246,7 @@ class Statement {
   }
 
   safeIntegers(...args) {
+    if (slots[BUSY] === this.#h + 1) throw new TypeError(BUSY_DB);
     if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
     return this;
@@ -376,7 +381,13 @@ Object.assign(Database.prototype, {
     if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
     if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
     const simple = getBooleanOption(options, 'simple');
-    const text = native.facadePragma(this[kNative].handle, `PRAGMA ${source}`, simple);
+    const n = this[kNative];
+    if (defaultSafeIntegers(n)) {
+      // better-sqlite3 runs it as a statement, which takes the database's default.
+      const out = native.facadePragmaSafe(n.handle, `PRAGMA ${source}`, simple);
+      return simple ? out : safeRows(out);
+    }
+    const text = native.facadePragma(n.handle, `PRAGMA ${source}`, simple);
     return simple ? decodeOptional(text) : decodeRows(text);
   },
 

@@ -10,6 +10,7 @@ use crate::error::StoreError;
 use crate::js::create::Made;
 use crate::js::napi::Napi;
 use crate::js::persistent::Persistent;
+use crate::js::switches::Logger;
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 use crate::sqlite::raw;
@@ -29,10 +30,10 @@ pub fn facade_unsafe_mode(env: Env, db: u32, on: bool) -> Result<()> {
 #[napi]
 pub fn facade_set_logger(env: Env, db: u32, logger: Function<'_>) -> Result<()> {
     with_handle(&env, db, |core| {
-        let kept = Persistent::new(Napi::new(env.raw()), logger.raw())?;
+        let function = Persistent::new(Napi::new(env.raw()), logger.raw())?;
         core.switches
             .logger
-            .set(kept)
+            .set(Logger { function, handle: db })
             .map_err(|_| StoreError::error("the verbose logger is already set"))
     })
 }

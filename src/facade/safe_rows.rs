@@ -20,10 +20,12 @@ use crate::js::shapes::split_keys;
 use crate::js::slots;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, ColumnMeta, RawStmt};
-use crate::sqlite::statements::HeldStmt;
 
+use super::prepare::prepare_one;
 use super::statement::{finish, iter_step, start};
 use super::statements;
+use super::verbose::log_stmt;
+use crate::js::value::JsVal;
 
 /// Column `i` of the current row, an INTEGER as a BigInt.
 fn value(js: Napi, stmt: &RawStmt, i: usize) -> SResult<Raw> {
@@ -76,26 +78,23 @@ fn row(js: Napi, stmt: &RawStmt, mode: RowMode) -> SResult<Raw> {
     }
 }
 
-/// Puts the shape of a stepped statement's FLAT rows in the ROW_SHAPE slot; returns its
-/// keys when the registry is full (they then travel with the rows).
-fn flat_shape(js: Napi, held: &mut HeldStmt) -> SResult<Option<Raw>> {
-    let reprepares = held.stmt.reprepares();
-    let layout;
-    let shape = match held.row_shape {
+/// Puts the shape of a stepped statement's FLAT rows in the ROW_SHAPE slot (`kept`: the
+/// statement's shape as of a number of re-prepares); returns its keys when the registry
+/// is full (they then travel with the rows).
+fn flat_shape(js: Napi, stmt: &RawStmt, kept: &mut Option<(i32, u32)>) -> SResult<Option<Raw>> {
+    let reprepares = stmt.reprepares();
+    let shape = match *kept {
         Some((at, shape)) if at == reprepares => Some(shape),
-        _ => {
-            layout = RowLayout::new(&held.stmt, &RAW);
-            layout.shape_id()
-        }
+        _ => RowLayout::new(stmt, &RAW).shape_id(),
     };
     if let Some(shape) = shape {
-        held.row_shape = Some((reprepares, shape));
+        *kept = Some((reprepares, shape));
         slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
         return Ok(None);
     }
     slots::set(js, slots::ROW_SHAPE, -1.0)?;
-    let names: Vec<String> = (0..held.stmt.column_count())
-        .map(|i| String::from_utf8_lossy(held.stmt.column_name_bytes(i)).into_owned())
+    let names: Vec<String> = (0..stmt.column_count())
+        .map(|i| String::from_utf8_lossy(stmt.column_name_bytes(i)).into_owned())
         .collect();
     let joined = names.join("\0");
     let keys = js.array(names.len())?;
@@ -114,21 +113,20 @@ pub(super) fn get(js: Napi, db: u32, id: u32, mode: RowMode, params: &[Raw]) -> 
         let mut table = statements(core)?;
         let held = table.get(id)?;
         start(js, core, held, &args)?;
-        let result = get_row(js, core, held, mode);
+        let result = get_row(js, core, &mut held.stmt, &mut held.row_shape, mode);
         held.stmt.reset();
         finish(held);
         result
     })
 }
 
-fn get_row(js: Napi, core: &Core, held: &mut HeldStmt, mode: RowMode) -> SResult<Raw> {
-    match held.stmt.step() {
+fn get_row(js: Napi, core: &Core, stmt: &mut RawStmt, kept: &mut Option<(i32, u32)>, mode: RowMode) -> SResult<Raw> {
+    match stmt.step() {
         ffi::SQLITE_ROW => {
-            let out = row(js, &held.stmt, mode)?;
+            let out = row(js, stmt, mode)?;
             if mode == RowMode::Flat {
-                if let Some(keys) = flat_shape(js, held)? {
-                    let n = held.stmt.column_count() as u32;
-                    js.set_element(out, n, keys)?;
+                if let Some(keys) = flat_shape(js, stmt, kept)? {
+                    js.set_element(out, stmt.column_count() as u32, keys)?;
                 }
             }
             Ok(out)
@@ -148,40 +146,62 @@ pub(super) fn all(js: Napi, db: u32, id: u32, mode: RowMode, params: &[Raw]) -> 
         let mut table = statements(core)?;
         let held = table.get(id)?;
         start(js, core, held, &args)?;
-        let result = all_rows(js, core, held, mode);
+        let result = all_rows(js, core, &mut held.stmt, &mut held.row_shape, mode);
         finish(held);
         result
     })
 }
 
-fn all_rows(js: Napi, core: &Core, held: &mut HeldStmt, mode: RowMode) -> SResult<Raw> {
+/// Steps `stmt` to the end, then resets it.
+fn all_rows(js: Napi, core: &Core, stmt: &mut RawStmt, kept: &mut Option<(i32, u32)>, mode: RowMode) -> SResult<Raw> {
+    let result = collect_rows(js, stmt, kept, mode);
+    let reset = stmt.reset();
+    let (rows, status) = result?;
+    if reset != ffi::SQLITE_OK || status != ffi::SQLITE_DONE {
+        return Err(raw::last_error(&core.conn));
+    }
+    Ok(rows)
+}
+
+/// The rows of `stmt` and the status of its last step.
+fn collect_rows(js: Napi, stmt: &mut RawStmt, kept: &mut Option<(i32, u32)>, mode: RowMode) -> SResult<(Raw, i32)> {
     let rows = js.array(0)?;
     let mut count = 0u32;
     let mut keys = None;
-    let mut status = held.stmt.step();
+    let mut status = stmt.step();
     while status == ffi::SQLITE_ROW {
         if count == 0 && mode == RowMode::Flat {
-            keys = flat_shape(js, held)?;
+            keys = flat_shape(js, stmt, kept)?;
         }
-        let built = row(js, &held.stmt, mode);
-        let built = match built {
-            Ok(v) => v,
-            Err(e) => {
-                held.stmt.reset();
-                return Err(e);
-            }
-        };
-        js.set_element(rows, count, built)?;
+        js.set_element(rows, count, row(js, stmt, mode)?)?;
         count += 1;
-        status = held.stmt.step();
-    }
-    if held.stmt.reset() != ffi::SQLITE_OK || status != ffi::SQLITE_DONE {
-        return Err(raw::last_error(&core.conn));
+        status = stmt.step();
     }
     if let Some(keys) = keys {
         js.set_element(rows, count, keys)?;
     }
-    Ok(rows)
+    Ok((rows, status))
+}
+
+/// `db.pragma(source, { simple })` when statements are prepared with safe integers (the
+/// database's default): the plucked first value, or the FLAT rows as in `all`.
+#[napi]
+pub fn facade_pragma_safe(env: Env, db: u32, source: JsVal, simple: bool) -> Result<Made> {
+    let js = Napi::new(env.raw());
+    with_handle(&env, db, |core| {
+        let (mut stmt, _) = prepare_one(core, &source, true)?;
+        let _busy = statements(core)?;
+        log_stmt(js, core, &stmt)?;
+        let mut kept = None;
+        let out = if simple {
+            let result = get_row(js, core, &mut stmt, &mut kept, RowMode::Pluck);
+            stmt.reset();
+            result?
+        } else {
+            all_rows(js, core, &mut stmt, &mut kept, RowMode::Flat)?
+        };
+        Ok(Made(out))
+    })
 }
 
 /// The next row of a safe-integer iterator as a JS value (FLAT as in `get`), or
@@ -198,7 +218,7 @@ pub fn facade_iter_next_safe(env: Env, db: u32, id: u32, mode: u32) -> Result<Ma
         let held = table.get(id)?;
         let out = row(js, &held.stmt, mode)?;
         if mode == RowMode::Flat {
-            if let Some(keys) = flat_shape(js, held)? {
+            if let Some(keys) = flat_shape(js, &held.stmt, &mut held.row_shape)? {
                 js.set_element(out, held.stmt.column_count() as u32, keys)?;
             }
         }

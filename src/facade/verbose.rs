@@ -4,6 +4,7 @@
 
 use crate::error::{SResult, StoreError};
 use crate::js::napi::Napi;
+use crate::js::slots;
 use crate::native_db::Core;
 use crate::sqlite::raw::RawStmt;
 
@@ -16,14 +17,19 @@ pub(super) fn log_stmt(js: Napi, core: &Core, stmt: &RawStmt) -> SResult<()> {
     log_text(js, core, &stmt.expanded_sql())
 }
 
-/// Logs SQL the facade runs on its own (a transaction's BEGIN, COMMIT, ...).
+/// Logs SQL the facade runs on its own (a transaction's BEGIN, COMMIT, ...). The BUSY
+/// result slot names this connection while the logger runs.
 pub(super) fn log_text(js: Napi, core: &Core, sql: &[u8]) -> SResult<()> {
     let Some(logger) = core.switches.logger.get() else {
         return Ok(());
     };
-    let f = logger.value(js)?;
+    let f = logger.function.value(js)?;
     let arg = js.string_utf8(sql)?;
-    match js.call_function(js.undefined()?, f, &[arg]) {
+    let outer = slots::get(slots::BUSY);
+    slots::set(js, slots::BUSY, f64::from(logger.handle) + 1.0)?;
+    let called = js.call_function(js.undefined()?, f, &[arg]);
+    slots::set(js, slots::BUSY, outer)?;
+    match called {
         Ok(_) => Ok(()),
         Err(_) => Err(StoreError::Pending),
     }

@@ -527,6 +527,15 @@ impl ResultSlots {
         js.reference_value(self.array)
     }
 
+    /// Reads slot `index` (0 where the slots are V8's own or out of range).
+    pub fn get(&self, index: usize) -> f64 {
+        match self.memory {
+            // SAFETY: as in `set`: `len` f64s owned by this struct, read on this thread.
+            Some(memory) if index < self.len => unsafe { memory.as_ptr().add(index).read() },
+            _ => 0.0,
+        }
+    }
+
     /// Writes slot `index`.
     pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
         match self.memory {

@@ -11,5 +11,11 @@ pub struct Switches {
     /// `db.unsafeMode()`: writes while iterating are allowed, DEFENSIVE is off.
     pub unsafe_mode: Cell<bool>,
     /// The `verbose` option's function, set once right after opening.
-    pub logger: OnceCell<Persistent>,
+    pub logger: OnceCell<Logger>,
+}
+
+pub struct Logger {
+    pub function: Persistent,
+    /// The connection's handle (what the BUSY result slot names while it runs).
+    pub handle: u32,
 }
