@@ -130,6 +130,18 @@ differential('safe integers: BigInt in every row mode, toggles, defaults and las
   step('bigint too big in object', () => db.prepare('SELECT @x').get({ x: -(2n ** 64n) }));
   step('bigint too big stays unbound', () => db.prepare('SELECT ?').pluck().get(0n));
 
+  // Results larger than the native side's shared buffer (it grows), and small ones after.
+  db.exec(`CREATE TABLE many (i INTEGER, f REAL, s TEXT, b BLOB);
+    INSERT INTO many SELECT value * 4294967296 * 1000, value / 4.0, 'row ' || value, CASE WHEN value % 3 = 0 THEN x'00ff' END
+    FROM (WITH RECURSIVE c(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM c WHERE value < 3000) SELECT value FROM c)`);
+  const many = db.prepare('SELECT * FROM many ORDER BY i').safeIntegers();
+  step('large safe all', () => many.all());
+  step('small safe get after', () => one.get(3));
+  step('large safe raw all', () => many.raw().all());
+  step('large safe pluck all', () => many.pluck().all());
+  step('larger again', () => db.prepare('SELECT i, i + 1, i + 2, s FROM many').safeIntegers().all().length);
+  step('text only', () => db.prepare("SELECT 'a' AS x, 'b' AS y UNION ALL SELECT 'c', x'01'").safeIntegers().all());
+
   step('defaultSafeIntegers returns this', () => db.defaultSafeIntegers() === db);
   const after = db.prepare('SELECT id, n FROM t ORDER BY id');
   step('prepared after default', () => after.all());
@@ -504,6 +516,36 @@ test('store.db: safe integers, unsafe mode, loadExtension arguments and a deseri
   assert.throws(() => copy.exec('DELETE FROM agents'), { name: 'SqliteError', code: 'SQLITE_READONLY' });
 });
 
+test('safe-integer reads in worker threads and the main thread at once', async (t) => {
+  const { Worker } = await import('node:worker_threads');
+  const script = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { Database } = require(workerData.entry);
+    const db = new Database(':memory:');
+    const read = db.prepare('WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM c WHERE v < ?) SELECT v * ? AS v, ? AS tag FROM c').safeIntegers();
+    let sum = 0n;
+    for (let i = 1; i <= 200; i++) for (const row of read.all(i * 10, workerData.factor, workerData.tag)) sum += row.v;
+    parentPort.postMessage(String(sum));`;
+  const entry = require.resolve('../index.cjs');
+  const expected = (factor) => {
+    let sum = 0n;
+    for (let i = 1n; i <= 200n; i++) sum += ((i * 10n * (i * 10n + 1n)) / 2n) * factor;
+    return String(sum);
+  };
+  const run = (factor, tag) =>
+    new Promise((resolve, reject) => {
+      const worker = new Worker(script, { eval: true, workerData: { entry, factor, tag } });
+      worker.on('message', resolve);
+      worker.on('error', reject);
+    });
+  const main = new Database(':memory:');
+  t.after(() => main.close());
+  const running = [run(3n, 'w1'), run(2n ** 40n, 'w2')];
+  const mine = main.prepare('SELECT ? AS v').safeIntegers();
+  for (let i = 0; i < 500; i++) assert.deepEqual(mine.get(BigInt(i) * MAX / 1000n), { v: (BigInt(i) * MAX) / 1000n });
+  assert.deepEqual(await Promise.all(running), [expected(3n), expected(2n ** 40n)]);
+});
+
 test('SqliteError from the native side is the exported class, also without better-sqlite3', () => {
   const db = new Database(':memory:');
   try {
@@ -518,4 +560,14 @@ test('SqliteError from the native side is the exported class, also without bette
   } finally {
     db.close();
   }
+});
+
+differential('safe-integer rows past the row-shape registry (keys travel with the rows)', (D, dir, step) => {
+  const db = new D(':memory:');
+  // Every statement below has a shape of its own: past 4096 of them a row carries its keys.
+  for (let i = 0; i < 4200; i++) db.prepare(`SELECT ${i} AS "k${i}"`).safeIntegers().get();
+  step('get', () => db.prepare('SELECT 1 AS "late a", 2.5 AS "late b", \'x\' AS "late c"').safeIntegers().get());
+  step('all', () => db.prepare('SELECT 1 AS "later a", \'y\' AS "later b" UNION ALL SELECT 2, 3').safeIntegers().all());
+  step('iterate', () => [...db.prepare('SELECT 7 AS "latest"').safeIntegers().iterate()]);
+  step('pragma', () => db.defaultSafeIntegers().pragma('table_list').length > 0);
 });

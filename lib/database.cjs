@@ -7,8 +7,9 @@ const { dirname } = require('node:path');
 const native = require('./native.cjs');
 const backupMethods = require('./backup.cjs');
 const { SqliteError } = require('./errors.cjs');
+const { rowOfValues, safeResult } = require('./cells.cjs');
 const { defaultSafeIntegers, setDefaultSafeIntegers } = require('./connection-state.cjs');
-const { RowMode, SAFE_INTEGERS, TxKind, decode, decodeOptional, decodeRow, decodeRows, makerOf, rowOfValue, unpackStatement } = require('./protocol.cjs');
+const { RowMode, SAFE_INTEGERS, TxKind, decode, decodeOptional, decodeRow, decodeRows, rowOfValue, unpackStatement } = require('./protocol.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
 
@@ -72,22 +73,6 @@ function sharedStatement(n, source) {
   return entry;
 }
 
-/** A FLAT row of safe integers from its values (src/facade/safe_rows.rs), or undefined. */
-function safeRow(values) {
-  if (values === undefined) return undefined;
-  const shape = slots[ROW_SHAPE];
-  return makerOf(shape >= 0 ? shape : values.pop())(values);
-}
-
-/** The FLAT rows of safe integers from their arrays of values. */
-function safeRows(rows) {
-  if (rows.length === 0) return rows;
-  const shape = slots[ROW_SHAPE];
-  const make = makerOf(shape >= 0 ? shape : rows.pop());
-  for (let i = 0; i < rows.length; i++) rows[i] = make(rows[i]);
-  return rows;
-}
-
 function booleanArg(args) {
   if (args.length === 0) return true;
   if (typeof args[0] !== 'boolean') throw new TypeError('Expected first argument to be a boolean');
@@ -147,7 +132,7 @@ class Statement {
       const shape = slots[ROW_SHAPE];
       return shape >= 0 ? rowOfValue(shape, out) : decodeRow(out);
     }
-    if (mode >= SAFE) return mode === SAFE ? safeRow(out) : out;
+    if (mode >= SAFE) return safeResult(mode - SAFE, out, true);
     return typeof out === 'string' && mode !== PLUCK ? decode(out) : out;
   }
 
@@ -156,7 +141,7 @@ class Statement {
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
     const out = native.facadeAll(this.#h, this.#id, mode, ...params);
-    return mode === FLAT ? decodeRows(out) : mode < SAFE ? decode(out) : mode === SAFE ? safeRows(out) : out;
+    return mode === FLAT ? decodeRows(out) : mode < SAFE ? decode(out) : safeResult(mode - SAFE, out, false);
   }
 
   iterate(...params) {
@@ -190,7 +175,7 @@ class Statement {
           return done();
         }
         if (!safe) return { value: decode(out), done: false };
-        return { value: mode === FLAT ? safeRow(out) : out, done: false };
+        return { value: mode === FLAT ? rowOfValues(out) : out, done: false };
       },
       return() {
         if (alive) {
@@ -385,7 +370,7 @@ Object.assign(Database.prototype, {
     if (defaultSafeIntegers(n)) {
       // better-sqlite3 runs it as a statement, which takes the database's default.
       const out = native.facadePragmaSafe(n.handle, `PRAGMA ${source}`, simple);
-      return simple ? out : safeRows(out);
+      return safeResult(simple ? PLUCK : FLAT, out, simple);
     }
     const text = native.facadePragma(n.handle, `PRAGMA ${source}`, simple);
     return simple ? decodeOptional(text) : decodeRows(text);

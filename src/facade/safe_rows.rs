@@ -1,9 +1,12 @@
 //! Reads with safe integers on (`stmt.safeIntegers()`): every INTEGER is a BigInt, which
-//! JSON cannot carry, so these rows are built as JS values here (better-sqlite3's
-//! `Data::GetRowJS` with `safe_ints`). A FLAT row is an array of its values, its shape
-//! in the ROW_SHAPE result slot, and the JS layer's maker for that shape builds the
-//! object, as for the JSON rows (lib/protocol.cjs); when the shape registry is full the
-//! keys follow as one more element. The default reads (statement.rs) never come here.
+//! JSON cannot carry. `get`, `all` and `pragma` leave their rows as cells in memory
+//! shared with JS (`js::cells`: no Node-API call per value), with the row count, column
+//! count and (FLAT) the row shape in result slots; the JS layer (lib/cells.cjs) builds
+//! the rows with the same makers as the JSON rows (lib/protocol.cjs). EXPAND rows, the
+//! rows of `iterate()`, and every row where the runtime refuses shared memory are built
+//! here as JS values (better-sqlite3's `Data::GetRowJS` with `safe_ints`): a FLAT row
+//! as an array of its values under the ROW_SHAPE slot's shape, followed by the keys
+//! when the shape registry is full. The default reads (statement.rs) never come here.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -12,6 +15,7 @@ use rusqlite::types::ValueRef;
 
 use crate::error::SResult;
 use crate::js::bind::{args_into, Args};
+use crate::js::cells::{self, Cells};
 use crate::js::create::Made;
 use crate::js::napi::{Napi, Raw};
 use crate::js::protocol::RowMode;
@@ -104,7 +108,78 @@ fn flat_shape(js: Napi, stmt: &RawStmt, kept: &mut Option<(i32, u32)>) -> SResul
     Ok(Some(keys))
 }
 
-/// `facadeGet` with safe integers: the row (FLAT: its values) or `undefined`.
+/// Whether a result in `mode` travels as cells (`js::cells`); else as JS values.
+fn as_cells(js: Napi, mode: RowMode) -> bool {
+    mode != RowMode::Expand && cells::available(js)
+}
+
+/// The columns a row in `mode` has as cells.
+fn cell_columns(stmt: &RawStmt, mode: RowMode) -> usize {
+    if mode == RowMode::Pluck {
+        1
+    } else {
+        stmt.column_count()
+    }
+}
+
+/// Numbers the FLAT shape of a stepped statement into the ROW_SHAPE slot; when the
+/// registry is full (-1) its keys travel after the side values.
+fn cell_shape(js: Napi, stmt: &RawStmt, kept: &mut Option<(i32, u32)>, cells: &mut Cells) -> SResult<()> {
+    let reprepares = stmt.reprepares();
+    let shape = match *kept {
+        Some((at, shape)) if at == reprepares => Some(shape),
+        _ => RowLayout::new(stmt, &RAW).shape_id(),
+    };
+    if let Some(shape) = shape {
+        *kept = Some((reprepares, shape));
+        return slots::set(js, slots::ROW_SHAPE, f64::from(shape));
+    }
+    slots::set(js, slots::ROW_SHAPE, -1.0)?;
+    let names: Vec<String> = (0..stmt.column_count())
+        .map(|i| String::from_utf8_lossy(stmt.column_name_bytes(i)).into_owned())
+        .collect();
+    cells.push_keys(names.iter().map(String::as_str));
+    Ok(())
+}
+
+/// Steps a bound statement (once for `get`, to the end for `all`) and publishes its
+/// rows as cells; returns the side text. Resets the statement.
+fn cell_rows(
+    js: Napi,
+    core: &Core,
+    stmt: &mut RawStmt,
+    kept: &mut Option<(i32, u32)>,
+    mode: RowMode,
+    first_only: bool,
+) -> SResult<Raw> {
+    let mut cells = Cells::default();
+    let columns = cell_columns(stmt, mode);
+    let mut rows = 0u32;
+    let mut status = stmt.step();
+    while status == ffi::SQLITE_ROW {
+        for i in 0..columns {
+            cells.push(stmt.column(i));
+        }
+        rows += 1;
+        if first_only {
+            break;
+        }
+        status = stmt.step();
+    }
+    let failed = status != ffi::SQLITE_ROW && status != ffi::SQLITE_DONE;
+    if rows > 0 && mode == RowMode::Flat {
+        cell_shape(js, stmt, kept, &mut cells)?;
+    }
+    if stmt.reset() != ffi::SQLITE_OK || failed {
+        return Err(raw::last_error(&core.conn));
+    }
+    slots::set(js, slots::CELL_ROWS, f64::from(rows))?;
+    slots::set(js, slots::CELL_COLUMNS, columns as f64)?;
+    cells.publish(js)
+}
+
+/// `facadeGet` with safe integers: the row as cells (see `cell_rows`), or in EXPAND
+/// mode (or without shared memory) as a JS value (FLAT: its values) or `undefined`.
 pub(super) fn get(js: Napi, db: u32, id: u32, mode: RowMode, params: &[Raw]) -> Result<Raw> {
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
@@ -113,6 +188,12 @@ pub(super) fn get(js: Napi, db: u32, id: u32, mode: RowMode, params: &[Raw]) -> 
         let mut table = statements(core)?;
         let held = table.get(id)?;
         start(js, core, held, &args)?;
+        if as_cells(js, mode) {
+            let result = cell_rows(js, core, &mut held.stmt, &mut held.row_shape, mode, true);
+            finish(held);
+            return result;
+        }
+        slots::set(js, slots::CELL_ROWS, -1.0)?;
         let result = get_row(js, core, &mut held.stmt, &mut held.row_shape, mode);
         held.stmt.reset();
         finish(held);
@@ -146,6 +227,12 @@ pub(super) fn all(js: Napi, db: u32, id: u32, mode: RowMode, params: &[Raw]) -> 
         let mut table = statements(core)?;
         let held = table.get(id)?;
         start(js, core, held, &args)?;
+        if as_cells(js, mode) {
+            let result = cell_rows(js, core, &mut held.stmt, &mut held.row_shape, mode, false);
+            finish(held);
+            return result;
+        }
+        slots::set(js, slots::CELL_ROWS, -1.0)?;
         let result = all_rows(js, core, &mut held.stmt, &mut held.row_shape, mode);
         finish(held);
         result
@@ -193,6 +280,11 @@ pub fn facade_pragma_safe(env: Env, db: u32, source: JsVal, simple: bool) -> Res
         let _busy = statements(core)?;
         log_stmt(js, core, &stmt)?;
         let mut kept = None;
+        if as_cells(js, RowMode::Flat) {
+            let mode = if simple { RowMode::Pluck } else { RowMode::Flat };
+            return Ok(Made(cell_rows(js, core, &mut stmt, &mut kept, mode, simple)?));
+        }
+        slots::set(js, slots::CELL_ROWS, -1.0)?;
         let out = if simple {
             let result = get_row(js, core, &mut stmt, &mut kept, RowMode::Pluck);
             stmt.reset();

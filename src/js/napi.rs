@@ -560,6 +560,80 @@ impl Drop for ResultSlots {
     }
 }
 
+/// Memory that Rust writes during a call and JS reads after it, shown to JS as one
+/// external ArrayBuffer (the cells of safe-integer rows, `js::cells`). Like
+/// [`ResultSlots`], the memory is Rust's until its thread ends, so nothing JS does with
+/// the buffer (dropping or detaching it) can make a write unsound.
+pub struct SharedMemory {
+    memory: std::ptr::NonNull<u8>,
+    len: usize,
+    buffer: sys::napi_ref,
+}
+
+impl SharedMemory {
+    /// `len` zeroed bytes, or None where the runtime refuses external buffers.
+    pub fn new(js: Napi, len: usize) -> SResult<Option<Self>> {
+        let memory = Box::into_raw(vec![0u8; len].into_boxed_slice()).cast::<u8>();
+        let mut buffer = std::ptr::null_mut();
+        // SAFETY: `memory` holds `len` bytes and lives until this struct is dropped (when
+        // the thread, and so its JS environment, ends); no finalizer runs.
+        let status = unsafe {
+            sys::napi_create_external_arraybuffer(js.0, memory.cast(), len, None, std::ptr::null_mut(), &mut buffer)
+        };
+        let Some(memory) = std::ptr::NonNull::new(memory) else {
+            return Ok(None);
+        };
+        let mut owned = SharedMemory {
+            memory,
+            len,
+            buffer: std::ptr::null_mut(),
+        };
+        if status != sys::Status::napi_ok {
+            // Dropping `owned` frees the memory V8 did not take.
+            return Ok(None);
+        }
+        match js.reference(buffer) {
+            Ok(reference) => {
+                owned.buffer = reference;
+                Ok(Some(owned))
+            }
+            Err(e) => {
+                // V8's buffer points at the memory: it stays allocated.
+                std::mem::forget(owned);
+                Err(e)
+            }
+        }
+    }
+
+    /// The ArrayBuffer JS reads.
+    pub fn buffer(&self, js: Napi) -> SResult<Raw> {
+        js.reference_value(self.buffer)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Copies `bytes` to `offset`; false (nothing written) when they do not fit.
+    pub fn write(&self, offset: usize, bytes: &[u8]) -> bool {
+        if offset.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
+            return false;
+        }
+        // SAFETY: `memory` holds `len` bytes that this struct owns; the range is checked
+        // above and JS reads them only between calls, on this thread.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.memory.as_ptr().add(offset), bytes.len()) };
+        true
+    }
+}
+
+impl Drop for SharedMemory {
+    fn drop(&mut self) {
+        // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone
+        // (or at once when V8 never took it).
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.memory.as_ptr(), self.len)) });
+    }
+}
+
 /// Arguments read onto the stack; a call with more reads them again into a vector.
 const INLINE_ARGS: usize = 24;
 

@@ -17,7 +17,13 @@ pub const ROW_SHAPE: usize = 1;
 /// that calls the JS layer answers alone (a reused statement's prepare, pluck()) refuse
 /// as better-sqlite3 does while the connection is busy.
 pub const BUSY: usize = 2;
-const COUNT: usize = 3;
+/// How many shared cell buffers this environment has had (`js::cells`).
+pub const CELLS_GEN: usize = 3;
+/// The rows of a safe-integer result left as cells (-1: the result is JS values).
+pub const CELL_ROWS: usize = 4;
+/// Their column count.
+pub const CELL_COLUMNS: usize = 5;
+const COUNT: usize = 6;
 
 thread_local! {
     // One JS environment per thread (the main thread's, or a worker's).
