@@ -152,7 +152,7 @@ fn cell_rows(
     mode: RowMode,
     first_only: bool,
 ) -> SResult<Raw> {
-    let mut cells = Cells::default();
+    let mut cells = Cells::new();
     let columns = cell_columns(stmt, mode);
     let mut rows = 0u32;
     let mut status = stmt.step();

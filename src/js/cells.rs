@@ -4,8 +4,8 @@
 //! markers as in `json_out`). JS reads an INTEGER cell as a BigInt straight from a
 //! BigInt64Array view, so a row costs no Node-API call per value.
 //!
-//! Layout of the shared ArrayBuffer of capacity C cells: bytes [0, 8C) the cells, then C
-//! type bytes. A result that needs more cells gets a bigger buffer (the old one stays
+//! Layout of the shared ArrayBuffer of capacity C cells: bytes [0, 8C) the cells (native
+//! byte order, as typed arrays read them), then C type bytes. A result that needs more cells gets a bigger buffer (the old one stays
 //! allocated until the thread ends, see `napi::SharedMemory`); the CELLS_GEN result slot
 //! counts buffers, and JS fetches the new one (`native.cellBuffer()`) when it changes.
 
@@ -90,7 +90,22 @@ pub struct Cells {
     side: Option<JsonOut>,
 }
 
+thread_local! {
+    /// The last result's emptied lists, reused by the next (no allocation per call).
+    static SPARE: RefCell<Option<(Vec<u64>, Vec<u8>)>> = const { RefCell::new(None) };
+}
+
 impl Cells {
+    /// Empty cells, on this thread's spare lists when there are some.
+    pub fn new() -> Self {
+        let (bits, types) = SPARE.with(|spare| spare.borrow_mut().take()).unwrap_or_default();
+        Cells {
+            bits,
+            types,
+            side: None,
+        }
+    }
+
     pub fn push(&mut self, v: ValueRef<'_>) {
         let (ty, bits) = match v {
             ValueRef::Null => (NULL, 0),
@@ -145,13 +160,20 @@ impl Cells {
                 return Err(crate::error::StoreError::error("no shared cell buffer"));
             };
             let capacity = memory.len() / 9;
-            let bytes: Vec<u8> = self.bits.iter().flat_map(|b| b.to_le_bytes()).collect();
-            if !memory.write(0, &bytes) || !memory.write(8 * capacity, &self.types) {
+            if !memory.write_words(0, &self.bits) || !memory.write(8 * capacity, &self.types) {
                 return Err(crate::error::StoreError::error("the shared cell buffer is too small"));
             }
             Ok(())
         })?;
-        match self.side {
+        let Cells {
+            mut bits,
+            mut types,
+            side,
+        } = self;
+        bits.clear();
+        types.clear();
+        SPARE.with(|spare| *spare.borrow_mut() = Some((bits, types)));
+        match side {
             Some(mut out) => {
                 out.buf.push(']');
                 js.string_utf8(out.finish().as_bytes())

@@ -614,6 +614,14 @@ impl SharedMemory {
         self.len
     }
 
+    /// Copies `words` to byte `offset` in native byte order (what JS typed arrays
+    /// read); false (nothing written) when they do not fit.
+    pub fn write_words(&self, offset: usize, words: &[u64]) -> bool {
+        // SAFETY: the bytes of an initialized u64 slice, viewed for the copy only.
+        let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) };
+        self.write(offset, bytes)
+    }
+
     /// Copies `bytes` to `offset`; false (nothing written) when they do not fit.
     pub fn write(&self, offset: usize, bytes: &[u8]) -> bool {
         if offset.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
