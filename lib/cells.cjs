@@ -33,6 +33,7 @@ let types = null;
 // The side values of the result being read, and the next one's index.
 let side = null;
 let next = 0;
+let scratch = [];
 
 function refreshViews() {
   const buffer = native.cellBuffer();
@@ -81,7 +82,9 @@ function fromCells(mode, text, single) {
   }
   const shape = slots[ROW_SHAPE];
   const make = makerOf(shape >= 0 ? shape : side[side.length - 1]);
-  const values = new Array(columns);
+  // A row's values are read by its maker into a new object: one array serves every row.
+  if (scratch.length < columns) scratch = new Array(columns);
+  const values = scratch;
   if (single) {
     for (let c = 0; c < columns; c++) values[c] = cell(c);
     return make(values);

@@ -26,7 +26,6 @@ const NOT_OPEN = 'The database connection is not open';
 
 const notSupported = (what) => new TypeError(`${what} is not supported by triflux-native-store`);
 
-
 /** Finalizes a Rust statement once nothing in JS can reach it any more. */
 // The held value keeps the connection object alive until the callback ran, so its handle
 // cannot have been reused by another connection meanwhile.

@@ -7,9 +7,8 @@
 //! - `prepare`: splitting SQL text into statements the way better-sqlite3 does.
 //! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values.
 //! - `statement`: run/get/all/iterate/bind/columns.
-//! - `database`: exec, pragma, transactions, finalisation.
-//! - `safe_rows`: get/all/iterate with safe integers (INTEGER as BigInt), rows built as
-//!   JS values.
+//! - `safe_rows`: get/all/iterate/pragma with safe integers (INTEGER as BigInt), rows
+//!   as cells in shared memory (`js::cells`) or built as JS values.
 //! - `database`: exec, pragma, transactions, finalisation.
 //! - `connection`: unsafe mode, the `verbose` logger, deserializing, extensions.
 //! - `verbose`: calling the logger before a statement runs.

@@ -128,10 +128,10 @@ fn run_stmt(js: Napi, core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> 
 /// `stmt.get(...params)` as `facadeGet(db, id, mode, ...params)` (a variadic function): a
 /// plucked value as itself, a row as an array (RAW), as the JSON text of a row object
 /// (EXPAND), or for FLAT as a shaped row (`js::rows`: JS builds the object); `undefined`
-/// when there is no row (with SAFE_INTEGERS in `mode`: `safe_rows`). A FLAT row of one column comes back as its value alone, with
+/// when there is no row. A FLAT row of one column comes back as its value alone, with
 /// its shape's number in the ROW_SHAPE result slot (`js::slots`): no JSON is written or
 /// parsed for the most common read; otherwise that slot holds -1 and the result is the
-/// shaped JSON text (`""` for no row).
+/// shaped JSON text (`""` for no row). A mode with SAFE_INTEGERS goes to `safe_rows`.
 pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
     if mode & SAFE_INTEGERS != 0 {
