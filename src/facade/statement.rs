@@ -34,8 +34,19 @@ fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
 
 /// `STATEMENT_START`'s binding part: bind the call's arguments unless `bind()` was used,
 /// then hand the statement to the `verbose` logger (bindings cleared if it throws).
+#[inline]
 pub(super) fn start(js: Napi, core: &Core, held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
     bind_call(held, params)?;
+    if core.switches.logger.get().is_some() {
+        return log_bound(js, core, held);
+    }
+    Ok(())
+}
+
+/// The logging part of [`start`], out of the way of the calls without a logger.
+#[cold]
+#[inline(never)]
+fn log_bound(js: Napi, core: &Core, held: &mut HeldStmt) -> SResult<()> {
     let logged = log_stmt(js, core, &held.stmt);
     if logged.is_err() {
         finish(held);

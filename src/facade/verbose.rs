@@ -19,6 +19,7 @@ pub(super) fn log_stmt(js: Napi, core: &Core, stmt: &RawStmt) -> SResult<()> {
 
 /// Logs SQL the facade runs on its own (a transaction's BEGIN, COMMIT, ...). The BUSY
 /// result slot names this connection while the logger runs.
+#[cold]
 pub(super) fn log_text(js: Napi, core: &Core, sql: &[u8]) -> SResult<()> {
     let Some(logger) = core.switches.logger.get() else {
         return Ok(());
