@@ -20,8 +20,8 @@ use crate::js::create::Made;
 use crate::js::napi::{Napi, Raw};
 use crate::js::protocol::RowMode;
 use crate::js::rows::{RowLayout, RAW};
-use crate::js::shapes::split_keys;
 use crate::js::slots;
+use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, ColumnMeta, RawStmt};
 
@@ -29,7 +29,6 @@ use super::prepare::prepare_one;
 use super::statement::{finish, iter_step, start};
 use super::statements;
 use super::verbose::log_stmt;
-use crate::js::value::JsVal;
 
 /// Column `i` of the current row, an INTEGER as a BigInt.
 fn value(js: Napi, stmt: &RawStmt, i: usize) -> SResult<Raw> {
@@ -82,10 +81,9 @@ fn row(js: Napi, stmt: &RawStmt, mode: RowMode) -> SResult<Raw> {
     }
 }
 
-/// Puts the shape of a stepped statement's FLAT rows in the ROW_SHAPE slot (`kept`: the
-/// statement's shape as of a number of re-prepares); returns its keys when the registry
-/// is full (they then travel with the rows).
-fn flat_shape(js: Napi, stmt: &RawStmt, kept: &mut Option<(i32, u32)>) -> SResult<Option<Raw>> {
+/// The number of a stepped statement's FLAT row shape (`kept`: its shape as of a number
+/// of re-prepares), or None once the registry is full.
+fn shape_number(stmt: &RawStmt, kept: &mut Option<(i32, u32)>) -> Option<u32> {
     let reprepares = stmt.reprepares();
     let shape = match *kept {
         Some((at, shape)) if at == reprepares => Some(shape),
@@ -93,16 +91,28 @@ fn flat_shape(js: Napi, stmt: &RawStmt, kept: &mut Option<(i32, u32)>) -> SResul
     };
     if let Some(shape) = shape {
         *kept = Some((reprepares, shape));
+    }
+    shape
+}
+
+/// The row keys: the columns' names as the shape registry keeps them.
+fn column_names(stmt: &RawStmt) -> Vec<String> {
+    (0..stmt.column_count())
+        .map(|i| String::from_utf8_lossy(stmt.column_name_bytes(i)).into_owned())
+        .collect()
+}
+
+/// Puts the FLAT row shape in the ROW_SHAPE slot; returns the keys as a JS array when
+/// the registry is full (-1: they then travel with the rows).
+fn flat_shape(js: Napi, stmt: &RawStmt, kept: &mut Option<(i32, u32)>) -> SResult<Option<Raw>> {
+    if let Some(shape) = shape_number(stmt, kept) {
         slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
         return Ok(None);
     }
     slots::set(js, slots::ROW_SHAPE, -1.0)?;
-    let names: Vec<String> = (0..stmt.column_count())
-        .map(|i| String::from_utf8_lossy(stmt.column_name_bytes(i)).into_owned())
-        .collect();
-    let joined = names.join("\0");
+    let names = column_names(stmt);
     let keys = js.array(names.len())?;
-    for (i, key) in split_keys(&joined).enumerate() {
+    for (i, key) in names.iter().enumerate() {
         js.set_element(keys, i as u32, js.string_utf8(key.as_bytes())?)?;
     }
     Ok(Some(keys))
@@ -122,23 +132,14 @@ fn cell_columns(stmt: &RawStmt, mode: RowMode) -> usize {
     }
 }
 
-/// Numbers the FLAT shape of a stepped statement into the ROW_SHAPE slot; when the
-/// registry is full (-1) its keys travel after the side values.
+/// Puts the FLAT row shape in the ROW_SHAPE slot; when the registry is full (-1) the
+/// keys travel after the side values.
 fn cell_shape(js: Napi, stmt: &RawStmt, kept: &mut Option<(i32, u32)>, cells: &mut Cells) -> SResult<()> {
-    let reprepares = stmt.reprepares();
-    let shape = match *kept {
-        Some((at, shape)) if at == reprepares => Some(shape),
-        _ => RowLayout::new(stmt, &RAW).shape_id(),
-    };
-    if let Some(shape) = shape {
-        *kept = Some((reprepares, shape));
+    if let Some(shape) = shape_number(stmt, kept) {
         return slots::set(js, slots::ROW_SHAPE, f64::from(shape));
     }
     slots::set(js, slots::ROW_SHAPE, -1.0)?;
-    let names: Vec<String> = (0..stmt.column_count())
-        .map(|i| String::from_utf8_lossy(stmt.column_name_bytes(i)).into_owned())
-        .collect();
-    cells.push_keys(names.iter().map(String::as_str));
+    cells.push_keys(column_names(stmt).iter().map(String::as_str));
     Ok(())
 }
 
@@ -167,11 +168,12 @@ fn cell_rows(
         status = stmt.step();
     }
     let failed = status != ffi::SQLITE_ROW && status != ffi::SQLITE_DONE;
-    if rows > 0 && mode == RowMode::Flat {
-        cell_shape(js, stmt, kept, &mut cells)?;
-    }
     if stmt.reset() != ffi::SQLITE_OK || failed {
         return Err(raw::last_error(&core.conn));
+    }
+    // The columns' names stay those of the last step's preparation after the reset.
+    if rows > 0 && mode == RowMode::Flat {
+        cell_shape(js, stmt, kept, &mut cells)?;
     }
     slots::set(js, slots::CELL_ROWS, f64::from(rows))?;
     slots::set(js, slots::CELL_COLUMNS, columns as f64)?;
