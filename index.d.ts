@@ -4,12 +4,20 @@
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** better-sqlite3's error class: `name` is "SqliteError", `code` the SQLite result code name. */
-export declare class SqliteError extends Error {
-  constructor(message: string, code: string);
-  readonly name: 'SqliteError';
+/** better-sqlite3's error: `name` is "SqliteError", `code` the SQLite result code name. */
+export interface SqliteError extends Error {
+  name: string;
   code: string;
 }
+
+/** better-sqlite3's `SqliteError`, callable with or without `new`. */
+export interface SqliteErrorConstructor {
+  new (message: string, code: string): SqliteError;
+  (message: string, code: string): SqliteError;
+  readonly prototype: SqliteError;
+}
+
+export declare const SqliteError: SqliteErrorConstructor;
 
 export interface AgentRow {
   agent_id: string;
@@ -429,8 +437,8 @@ export interface RecoveryResult {
 
 export interface RunResult {
   changes: number;
-  /** Always a number: BigInt results (safeIntegers) are not supported. */
-  lastInsertRowid: number;
+  /** A bigint when the statement reads safe integers (`safeIntegers()`), else a number. */
+  lastInsertRowid: number | bigint;
 }
 
 export interface ColumnDefinition {
@@ -462,8 +470,8 @@ export interface Statement<BindParameters extends unknown[] = unknown[], Result 
   expand(toggle?: boolean): this;
   bind(...params: BindParameters): this;
   columns(): ColumnDefinition[];
-  /** Only `safeIntegers(false)` is accepted; BigInt results are not supported. */
-  safeIntegers(toggle?: false): this;
+  /** INTEGER values (and `lastInsertRowid`) as bigint; the default is the database's. */
+  safeIntegers(toggle?: boolean): this;
 }
 
 export interface TransactionFunction<F extends (...args: never[]) => unknown> {
@@ -479,6 +487,10 @@ export interface DatabaseOptions {
   readonly?: boolean;
   fileMustExist?: boolean;
   timeout?: number;
+  /** Called with each statement's SQL (bound values written in) before it runs. */
+  verbose?: ((message?: unknown, ...additionalArgs: unknown[]) => void) | null;
+  /** Checked as better-sqlite3 checks it, then ignored: the binding is this package's own. */
+  nativeBinding?: string | object | null;
   /**
    * This package's addition (with `readonly`): SQLite's `immutable=1` open, which reads the
    * file as it is on disk, without locks, `-wal` or `-shm`. For a file that cannot be
@@ -507,7 +519,8 @@ export interface BackupOptions {
 
 /** A better-sqlite3-compatible connection (the same class as `store.db`). */
 export declare class Database {
-  constructor(filename: string, options?: DatabaseOptions);
+  /** A file, `":memory:"` or `""` (temporary), or the bytes of `serialize()` (in memory). */
+  constructor(filename?: string | Uint8Array, options?: DatabaseOptions);
   readonly name: string;
   readonly open: boolean;
   readonly inTransaction: boolean;
@@ -524,12 +537,14 @@ export declare class Database {
   pragma(sql: string, options?: { simple?: boolean }): unknown;
   transaction<F extends (...args: never[]) => unknown>(fn: F): TransactionFunction<F>;
   close(): this;
-  /** Only `defaultSafeIntegers(false)` is accepted. */
-  defaultSafeIntegers(toggle?: false): this;
-  /** Only `unsafeMode(false)` is accepted. */
-  unsafeMode(toggle?: false): this;
-  // Not supported, and so not declared: function, aggregate, table, loadExtension (each
-  // throws a TypeError saying so).
+  /** Whether statements prepared from now on read INTEGER values as bigint. */
+  defaultSafeIntegers(toggle?: boolean): this;
+  /** Allows writes while iterating and turns SQLite's DEFENSIVE mode off. */
+  unsafeMode(toggle?: boolean): this;
+  /** Loads a compiled SQLite extension (`sqlite3_load_extension`). */
+  loadExtension(path: string, entryPoint?: string): this;
+  // Not supported yet, and so not declared: function, aggregate, table (each throws a
+  // TypeError saying so).
   /**
    * Online backup into `filename` (better-sqlite3 12's contract): resolves once the copy is
    * complete. The copy advances one step per event-loop turn; `progress` is called after

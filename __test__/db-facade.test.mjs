@@ -422,18 +422,10 @@ test('unsupported better-sqlite3 features throw a clear TypeError', (t) => {
     function: () => db.function('f', () => 1),
     aggregate: () => db.aggregate('a', { step() {} }),
     table: () => db.table('t', { columns: ['x'], *rows() {} }),
-    loadExtension: () => db.loadExtension('x'),
-    defaultSafeIntegers: () => db.defaultSafeIntegers(),
-    unsafeMode: () => db.unsafeMode(),
-    safeIntegers: () => db.prepare('SELECT 1').safeIntegers(),
-    verbose: () => new Database(':memory:', { verbose: console.log }),
-    buffer: () => new Database(Buffer.alloc(0)),
   };
   for (const [name, call] of Object.entries(calls)) {
     assert.throws(call, (e) => e instanceof TypeError && /is not supported by triflux-native-store/.test(e.message), name);
   }
-  assert.equal(db.defaultSafeIntegers(false), db);
-  assert.equal(db.unsafeMode(false), db);
 });
 
 test('store.db is one stable Database on the store connection; importBetterSqlite3 resolves to Database', async (t) => {

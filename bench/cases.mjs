@@ -173,6 +173,16 @@ export const CASES = [
     const stmt = s.db.prepare('SELECT value FROM _meta WHERE key = ?');
     return (i) => stmt.get(`bench.key.${i % 100}`);
   } },
+  // reads with safe integers (stmt.safeIntegers(): INTEGER values as BigInt), at most
+  // better-sqlite3's time
+  { name: 'db.get bigint', facade: true, target: 1.0, area: 'facade', seeds: ['agents'], op: (s) => {
+    const stmt = s.db.prepare('SELECT pid, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?').safeIntegers();
+    return (i) => stmt.get(AGENTS[i % 100]);
+  } },
+  { name: 'db.all bigint', facade: true, target: 1.0, area: 'facade', seeds: ['agents'], op: (s) => {
+    const stmt = s.db.prepare('SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20').safeIntegers();
+    return () => stmt.all();
+  } },
   { name: 'db.run', facade: true, area: 'facade', seeds: [], op: (s) => {
     const stmt = s.db.prepare('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)');
     return (i) => stmt.run(`bench.w.${i % 100}`, `{"v":${i}}`);

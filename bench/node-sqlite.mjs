@@ -5,8 +5,8 @@
 //
 // What differs from better-sqlite3 and is bridged here: `undefined` binds as NULL (node:sqlite
 // refuses it), an array argument is spread, keys of a named row that the statement does not
-// use are ignored, `pluck()` returns the first column, and `transaction(fn)` is
-// BEGIN/COMMIT with savepoints when nested.
+// use are ignored, `pluck()` returns the first column, `safeIntegers()` is
+// `setReadBigInts()`, and `transaction(fn)` is BEGIN/COMMIT with savepoints when nested.
 
 import { createRequire } from 'node:module';
 
@@ -52,6 +52,11 @@ class Statement {
 
   pluck(on = true) {
     this.#pluck = on;
+    return this;
+  }
+
+  safeIntegers(on = true) {
+    this.#stmt.setReadBigInts(on);
     return this;
   }
 

@@ -232,7 +232,7 @@ function floorOf(c, createStore, dir, calls) {
 }
 
 function runCase(c, createStore, dir, opts) {
-  const target = c.facade ? FACADE_TARGET : STORE_TARGET;
+  const target = c.target ?? (c.facade ? FACADE_TARGET : STORE_TARGET);
   const row = { method: c.name, area: c.area, target, addon_us: null, baseline_us: null, node_sqlite_us: null, floor_us: null, ratio: null, ratio_node_sqlite: null, status: '', n: 0, shape: null };
   const addonPath = join(dir, `${c.name}.addon.db`);
   const basePath = join(dir, `${c.name}.baseline.db`);

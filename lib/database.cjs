@@ -7,11 +7,16 @@ const { dirname } = require('node:path');
 const native = require('./native.cjs');
 const backupMethods = require('./backup.cjs');
 const { SqliteError } = require('./errors.cjs');
-const { RowMode, TxKind, decode, decodeOptional, decodeRow, decodeRows, rowOfValue, unpackStatement } = require('./protocol.cjs');
+const { rowOfValues, safeResult } = require('./cells.cjs');
+const { defaultSafeIntegers, setDefaultSafeIntegers } = require('./connection-state.cjs');
+const { RowMode, SAFE_INTEGERS, TxKind, decode, decodeOptional, decodeRow, decodeRows, rowOfValue, unpackStatement } = require('./protocol.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
 
 const { FLAT, PLUCK, EXPAND, RAW } = RowMode;
+/** A statement's `#mode`: its row mode, plus SAFE_INTEGERS when INTEGER values read as BigInt. */
+const SAFE = SAFE_INTEGERS;
+const BASE_MODE = SAFE - 1;
 const kNative = Symbol('native');
 const kBusy = Symbol('busy');
 const kCreate = Symbol('create');
@@ -46,6 +51,8 @@ const SHARED_MAX = 256;
 let slots = null;
 const LAST_ROWID = 0;
 const ROW_SHAPE = 1;
+/** The handle + 1 of the connection whose `verbose` logger is running, else 0. */
+const BUSY = 2;
 native.onLoad(() => {
   slots = native.resultSlots();
 });
@@ -54,6 +61,7 @@ const sharedByConnection = new WeakMap();
 function sharedStatement(n, source) {
   let cache = sharedByConnection.get(n);
   if (cache === undefined) sharedByConnection.set(n, (cache = new Map()));
+  if (slots[BUSY] === n.handle + 1) throw new TypeError(BUSY_DB);
   const hit = cache.get(source);
   // A closed connection prepares nothing: the native call throws better-sqlite3's error.
   if (hit !== undefined && n.open) return hit;
@@ -89,6 +97,7 @@ class Statement {
     this.#id = id;
     this.#shared = shared;
     this.#reader = reader;
+    if (defaultSafeIntegers(n)) this.#mode = SAFE;
     // Own read-only data properties, like better-sqlite3's (Object.freeze is far cheaper
     // than defineProperties; `busy` is a prototype getter).
     this.reader = this.#reader;
@@ -110,7 +119,7 @@ class Statement {
   run(...params) {
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const changes = native.facadeRun(this.#h, this.#id, ...params);
-    return { changes, lastInsertRowid: slots[LAST_ROWID] };
+    return { changes, lastInsertRowid: this.#mode < SAFE ? slots[LAST_ROWID] : native.facadeLastRowid(this.#h) };
   }
 
   get(...params) {
@@ -122,6 +131,7 @@ class Statement {
       const shape = slots[ROW_SHAPE];
       return shape >= 0 ? rowOfValue(shape, out) : decodeRow(out);
     }
+    if (mode >= SAFE) return safeResult(mode - SAFE, out, true);
     return typeof out === 'string' && mode !== PLUCK ? decode(out) : out;
   }
 
@@ -129,8 +139,8 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
-    const text = native.facadeAll(this.#h, this.#id, mode, ...params);
-    return mode === FLAT ? decodeRows(text) : decode(text);
+    const out = native.facadeAll(this.#h, this.#id, mode, ...params);
+    return mode === FLAT ? decodeRows(out) : mode < SAFE ? decode(out) : safeResult(mode - SAFE, out, false);
   }
 
   iterate(...params) {
@@ -139,7 +149,8 @@ class Statement {
     this.#ownStatement();
     const h = this.#h;
     const id = this.#id;
-    const mode = this.#mode;
+    const mode = this.#mode & BASE_MODE;
+    const safe = this.#mode >= SAFE;
     native.facadeIterStart(h, id, params);
     this.#locked = true;
     let alive = true;
@@ -151,18 +162,19 @@ class Statement {
     return Object.assign(Object.create(StatementIterator.prototype), {
       next() {
         if (!alive) return done();
-        let text;
+        let out;
         try {
-          text = native.facadeIterNext(h, id, mode);
+          out = safe ? native.facadeIterNextSafe(h, id, mode) : native.facadeIterNext(h, id, mode);
         } catch (error) {
           end();
           throw error;
         }
-        if (text === '') {
+        if (out === '' || (safe && out === undefined)) {
           end();
           return done();
         }
-        return { value: decode(text), done: false };
+        if (!safe) return { value: decode(out), done: false };
+        return { value: mode === FLAT ? rowOfValues(out) : out, done: false };
       },
       return() {
         if (alive) {
@@ -200,9 +212,11 @@ class Statement {
 
   #setMode(name, mode, args) {
     if (!this.#reader) throw new TypeError(`The ${name}() method is only for statements that return data`);
+    if (slots[BUSY] === this.#h + 1) throw new TypeError(BUSY_DB);
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const use = booleanArg(args);
-    this.#mode = use ? mode : this.#mode === mode ? FLAT : this.#mode;
+    const current = this.#mode & BASE_MODE;
+    this.#mode = (use ? mode : current === mode ? FLAT : current) | (this.#mode & SAFE);
     return this;
   }
 
@@ -216,8 +230,9 @@ class Statement {
   }
 
   safeIntegers(...args) {
+    if (slots[BUSY] === this.#h + 1) throw new TypeError(BUSY_DB);
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    if (booleanArg(args)) throw notSupported('stmt.safeIntegers()');
+    this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
     return this;
   }
 
@@ -262,13 +277,19 @@ function initDatabase(db, n, givenName, isMemory, isReadonly) {
 }
 
 /**
- * better-sqlite3's `Database`, on a native connection. Supports `readonly`,
- * `fileMustExist` and `timeout`; see the README for what is deliberately not supported.
+ * better-sqlite3's `Database`, on a native connection: a file, `:memory:`/`""`, or the
+ * bytes of `serialize()` (an in-memory database); options as better-sqlite3's
+ * (`nativeBinding` is checked and ignored: the binding is this package's own), plus
+ * `immutable` (see docs/better-sqlite3-api.md).
  */
 function Database(filenameGiven, options) {
   if (new.target == null) return new Database(filenameGiven, options);
   native.load(); // throws the descriptive error when the binary is missing
-  if (Buffer.isBuffer(filenameGiven)) throw notSupported('Opening a serialized database (Buffer)');
+  let buffer;
+  if (Buffer.isBuffer(filenameGiven)) {
+    buffer = filenameGiven;
+    filenameGiven = ':memory:';
+  }
   if (filenameGiven == null) filenameGiven = '';
   if (options == null) options = {};
   if (typeof filenameGiven !== 'string') throw new TypeError('Expected first argument to be a string');
@@ -283,15 +304,29 @@ function Database(filenameGiven, options) {
   const fileMustExist = getBooleanOption(options, 'fileMustExist');
   const timeout = 'timeout' in options ? options.timeout : 5000;
   const verbose = 'verbose' in options ? options.verbose : null;
-  if (readonly && anonymous) throw new TypeError('In-memory/temporary databases cannot be readonly');
+  const nativeBinding = 'nativeBinding' in options ? options.nativeBinding : null;
+  if (readonly && anonymous && !buffer) throw new TypeError('In-memory/temporary databases cannot be readonly');
   if (immutable && !readonly) throw new TypeError('The "immutable" option requires "readonly"');
   if (!Number.isInteger(timeout) || timeout < 0) throw new TypeError('Expected the "timeout" option to be a positive integer');
   if (timeout > 0x7fffffff) throw new RangeError('Option "timeout" cannot be greater than 2147483647');
-  if (verbose != null) throw notSupported('The "verbose" option');
+  if (verbose != null && typeof verbose !== 'function') throw new TypeError('Expected the "verbose" option to be a function');
+  if (nativeBinding != null && typeof nativeBinding !== 'string' && typeof nativeBinding !== 'object') {
+    throw new TypeError('Expected the "nativeBinding" option to be a string or addon object');
+  }
   if (!anonymous && !filename.startsWith('file:') && !existsSync(dirname(filename))) {
     throw new TypeError('Cannot open database because the directory does not exist');
   }
-  initDatabase(this, native.connect(filename, { readonly, fileMustExist, timeout, immutable }), filenameGiven, anonymous, readonly);
+  const n = native.connect(filename, { readonly, fileMustExist, timeout, immutable });
+  if (buffer) {
+    try {
+      native.facadeDeserialize(n.handle, buffer, readonly);
+    } catch (error) {
+      n.close();
+      throw error;
+    }
+  }
+  if (verbose) native.facadeSetLogger(n.handle, verbose);
+  initDatabase(this, n, filenameGiven, anonymous, readonly);
 }
 
 function getBooleanOption(options, key) {
@@ -330,7 +365,13 @@ Object.assign(Database.prototype, {
     if (typeof source !== 'string') throw new TypeError('Expected first argument to be a string');
     if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
     const simple = getBooleanOption(options, 'simple');
-    const text = native.facadePragma(this[kNative].handle, `PRAGMA ${source}`, simple);
+    const n = this[kNative];
+    if (defaultSafeIntegers(n)) {
+      // better-sqlite3 runs it as a statement, which takes the database's default.
+      const out = native.facadePragmaSafe(n.handle, `PRAGMA ${source}`, simple);
+      return safeResult(simple ? PLUCK : FLAT, out, simple);
+    }
+    const text = native.facadePragma(n.handle, `PRAGMA ${source}`, simple);
     return simple ? decodeOptional(text) : decodeRows(text);
   },
 
@@ -362,12 +403,14 @@ Object.assign(Database.prototype, {
   },
 
   defaultSafeIntegers(...args) {
-    if (booleanArg(args)) throw notSupported('db.defaultSafeIntegers()');
+    setDefaultSafeIntegers(this[kNative], booleanArg(args));
     return this;
   },
 
   unsafeMode(...args) {
-    if (booleanArg(args)) throw notSupported('db.unsafeMode()');
+    const on = booleanArg(args);
+    const n = this[kNative];
+    if (n.open) native.facadeUnsafeMode(n.handle, on);
     return this;
   },
 
@@ -386,8 +429,11 @@ Object.assign(Database.prototype, {
   serialize(options) {
     return backupMethods.serialize(this[kNative], options);
   },
-  loadExtension() {
-    throw notSupported('db.loadExtension()');
+  loadExtension(...args) {
+    if (typeof args[0] !== 'string') throw new TypeError('Expected first argument to be a string');
+    if (args.length > 1 && typeof args[1] !== 'string') throw new TypeError('Expected second argument to be a string');
+    native.facadeLoadExtension(this[kNative].handle, args[0], args.length > 1 ? args[1] : undefined);
+    return this;
   },
 
   [Symbol.for('nodejs.util.inspect.custom')]() {

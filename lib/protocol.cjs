@@ -10,7 +10,8 @@
 //   shape's rows are built by one function made for it (see rowMaker).
 // - An empty string means `undefined` (the end of an iterator, a pragma with no row).
 // - `db.prepare` returns one number: statement id * 4 + returnsData * 2 + readonly.
-// - Row modes are numbers: FLAT 0, PLUCK 1, EXPAND 2, RAW 3.
+// - Row modes are numbers: FLAT 0, PLUCK 1, EXPAND 2, RAW 3; plus SAFE_INTEGERS (4) for
+//   BigInt reads, whose FLAT rows come as arrays of values under a shape (see makerOf).
 // - Transaction kinds for `txBegin`: 0 plain BEGIN, 1 DEFERRED, 2 IMMEDIATE, 3 EXCLUSIVE.
 
 const native = require('./native.cjs');
@@ -19,6 +20,8 @@ const MARKER = '\u0000tfx';
 const WITH_MARKERS = 1; // char code of U+0001
 
 const RowMode = Object.freeze({ FLAT: 0, PLUCK: 1, EXPAND: 2, RAW: 3 });
+/** Added to a row mode: INTEGER values as BigInt, rows built as JS values (src/facade/safe_rows.rs). */
+const SAFE_INTEGERS = 4;
 const TxKind = Object.freeze({ BEGIN: 0, DEFERRED: 1, IMMEDIATE: 2, EXCLUSIVE: 3 });
 
 function revive(_key, value) {
@@ -95,4 +98,4 @@ function unpackStatement(packed) {
   return { id: Math.floor(packed / 4), reader: (packed & 2) !== 0, readonly: (packed & 1) !== 0 };
 }
 
-module.exports = { RowMode, TxKind, decode, decodeOptional, decodeRow, decodeRows, rowOfValue, unpackStatement };
+module.exports = { RowMode, SAFE_INTEGERS, TxKind, decode, decodeOptional, decodeRow, decodeRows, makerOf, rowOfValue, unpackStatement };

@@ -17,6 +17,7 @@ use rusqlite::Connection;
 use crate::error::{SResult, StoreError};
 use crate::handles::Handles;
 use crate::js::rows::RowLayout;
+use crate::js::switches::Switches;
 use crate::js::throw::Throw;
 use crate::sqlite::backup::Backups;
 use crate::sqlite::connection::{self, OpenMode};
@@ -38,6 +39,8 @@ pub struct Core {
     pub row_layouts: RefCell<Vec<Option<RowLayout>>>,
     /// Large-log indexes and row counters; only used by the store (`store::scale`).
     pub scale: Cell<LogState>,
+    /// better-sqlite3's per-connection switches (unsafe mode, the `verbose` logger).
+    pub switches: Switches,
 }
 
 /// What the store last saw of this connection's file (see `store::scale`); kept with the
@@ -149,6 +152,7 @@ impl NativeDb {
                     readonly: mode.readonly,
                     row_layouts: RefCell::default(),
                     scale: Default::default(),
+                    switches: Switches::default(),
                 };
                 let inner: Slot = Rc::new(SlotState {
                     core: RefCell::new(Some(Rc::new(core))),
@@ -223,6 +227,7 @@ impl NativeDb {
             readonly,
             row_layouts,
             scale,
+            switches,
         } = core;
         statements.borrow_mut().clear();
         backups.borrow_mut().clear();
@@ -238,6 +243,7 @@ impl NativeDb {
                 readonly,
                 row_layouts,
                 scale,
+                switches,
             };
             *self.inner.core.borrow_mut() = Some(Rc::new(core));
             return Err(StoreError::from(e).throw(env.raw()));

@@ -3,7 +3,7 @@
 // mistakes the types must reject, each under @ts-expect-error (tsc fails if one of
 // them stops being an error).
 import { createStore, uuidv7, importBetterSqlite3, version, readStats, Database, SqliteError } from 'triflux-native-store';
-import type { AgentRow, AssignRow, MessageRow, RoleResult, Statement, Store, StoreStats, VersionInfo } from 'triflux-native-store';
+import type { AgentRow, AssignRow, MessageRow, RoleResult, RunResult, Statement, Store, StoreStats, VersionInfo } from 'triflux-native-store';
 import BetterSqlite3, { SqliteError as SubpathSqliteError } from 'triflux-native-store/better-sqlite3';
 
 const store: Store = createStore('/tmp/hub.db', { DatabaseCtor: null });
@@ -107,7 +107,7 @@ const named = db.prepare<{ key: string }, Meta>('SELECT key, value FROM meta WHE
 named.get({ key: 'schema' });
 const untyped: unknown = db.prepare('SELECT 1').get();
 const run = db.prepare('DELETE FROM meta WHERE key = ?').run('x');
-const changes: number = run.changes + run.lastInsertRowid;
+const changes: number = run.changes + Number(run.lastInsertRowid);
 const cols: string[] = metaStmt.columns().map((c) => c.name);
 const pragma: unknown = db.pragma('journal_mode', { simple: true });
 const tx = db.transaction((n: number) => n + 1);
@@ -128,6 +128,13 @@ bridgeDb.close();
 const e1: SqliteError = new BetterSqlite3.SqliteError('m', 'SQLITE_BUSY');
 const e2: SqliteError = new SubpathSqliteError('m', 'SQLITE_BUSY');
 const code: string = e1.code + e2.code;
+const e3: SqliteError = SqliteError('m', 'SQLITE_ERROR');
+const isSqliteError: boolean = e3 instanceof SqliteError && e3 instanceof Error;
+const logged: string[] = [];
+const fromBytes = new Database(bytes, { readonly: true, verbose: (sql) => logged.push(String(sql)) });
+const big: RunResult['lastInsertRowid'] = fromBytes.defaultSafeIntegers().unsafeMode(false).prepare('SELECT 1').safeIntegers().run().lastInsertRowid;
+fromBytes.loadExtension('/tmp/ext.so', 'sqlite3_ext_init').close();
+new Database().close();
 store.close();
 
 // --- mistakes the types must reject ---
@@ -147,10 +154,10 @@ store.updateAssignStatus(job.job_id, 'failed', { erorr: 'x' });
 store.listAssigns({ status: 'done' });
 // @ts-expect-error user-defined functions are not supported
 db.function('f', () => 1);
-// @ts-expect-error extensions are not supported
-db.loadExtension('/tmp/ext.so');
-// @ts-expect-error BigInt results are not supported
-metaStmt.safeIntegers(true);
+// @ts-expect-error an entry point is a string
+db.loadExtension('/tmp/ext.so', 1);
+// @ts-expect-error safeIntegers takes a boolean
+metaStmt.safeIntegers('yes');
 // @ts-expect-error bind parameters are checked against prepare's type arguments
 metaStmt.get(42);
 // @ts-expect-error rows are unknown until typed

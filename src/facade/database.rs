@@ -13,9 +13,13 @@ use crate::native_db::with_handle;
 use crate::sqlite::raw;
 use crate::sqlite::transaction::{Behavior, Level, Tx};
 
-use super::no_iterators;
 use super::prepare::{exec_script, prepare_one};
 use super::rows::{all_rows_json, write_row};
+use super::verbose::{log_stmt, log_text};
+use super::{no_iterators_unless_unsafe, statements};
+use crate::error::SResult;
+use crate::js::napi::Napi;
+use crate::native_db::Core;
 
 fn behavior(kind: u32) -> Behavior {
     match TxKind::from_wire(kind) {
@@ -36,7 +40,7 @@ fn level(savepoint: bool) -> Level {
 /// `db.exec(source)`.
 #[napi]
 pub fn facade_exec(env: Env, db: u32, source: JsVal) -> Result<()> {
-    with_handle(&env, db, |core| exec_script(core, &source))
+    with_handle(&env, db, |core| exec_script(Napi::new(env.raw()), core, &source))
 }
 
 /// `db.pragma(source, { simple })`: JSON of `pluck().get()` ("" = undefined) or `all()`.
@@ -44,6 +48,8 @@ pub fn facade_exec(env: Env, db: u32, source: JsVal) -> Result<()> {
 pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool) -> Result<String> {
     with_handle(&env, db, |core| {
         let (mut stmt, _) = prepare_one(core, &source, true)?;
+        let _busy = statements(core)?;
+        log_stmt(Napi::new(env.raw()), core, &stmt)?;
         if !simple {
             return all_rows_json(&core.conn, &mut stmt, RowMode::Flat);
         }
@@ -62,23 +68,58 @@ pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool) -> Result<S
     })
 }
 
+/// The SQL better-sqlite3's transaction functions run (what its logger sees).
+const SAVEPOINT: &[u8] = b"SAVEPOINT `\t_bs3.\t`";
+const RELEASE: &[u8] = b"RELEASE `\t_bs3.\t`";
+const ROLLBACK_TO: &[u8] = b"ROLLBACK TO `\t_bs3.\t`";
+
+fn begin_text(kind: u32) -> &'static [u8] {
+    match kind {
+        1 => b"BEGIN DEFERRED",
+        2 => b"BEGIN IMMEDIATE",
+        3 => b"BEGIN EXCLUSIVE",
+        _ => b"BEGIN",
+    }
+}
+
+/// A transaction step as better-sqlite3 runs it with `stmt.run()`: refused while
+/// iterating (unless unsafe), logged first, the connection busy meanwhile.
+fn tx_step<T>(js: Napi, core: &Core, logged: &[&[u8]], f: impl FnOnce() -> SResult<T>) -> SResult<T> {
+    no_iterators_unless_unsafe(core)?;
+    let _busy = statements(core)?;
+    for sql in logged {
+        log_text(js, core, sql)?;
+    }
+    f()
+}
+
 /// Opens a transaction for `db.transaction(fn)`, or a savepoint when one is already
 /// open. Returns whether it was a savepoint (handed back to commit/rollback).
 #[napi]
 pub fn tx_begin(env: Env, db: u32, mode: u32) -> Result<bool> {
+    let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
-        no_iterators(core)?;
-        let tx = Tx::begin(&core.conn, behavior(mode))?;
-        Ok(tx.detach() == Level::Savepoint)
+        let text = if core.conn.is_autocommit() {
+            begin_text(mode)
+        } else {
+            SAVEPOINT
+        };
+        tx_step(js, core, &[text], || {
+            let tx = Tx::begin(&core.conn, behavior(mode))?;
+            Ok(tx.detach() == Level::Savepoint)
+        })
     })
 }
 
 /// Commits (or releases the savepoint of) a `db.transaction(fn)` call.
 #[napi]
 pub fn tx_commit(env: Env, db: u32, savepoint: bool) -> Result<()> {
+    let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
-        no_iterators(core)?;
-        Tx::resume(&core.conn, level(savepoint)).commit_or_detach()?;
+        let text: &[u8] = if savepoint { RELEASE } else { b"COMMIT" };
+        tx_step(js, core, &[text], || {
+            Tx::resume(&core.conn, level(savepoint)).commit_or_detach()
+        })?;
         if !savepoint {
             crate::store::scale::after_commit(core);
         }
@@ -89,11 +130,16 @@ pub fn tx_commit(env: Env, db: u32, savepoint: bool) -> Result<()> {
 /// Undoes a `db.transaction(fn)` call after a throw, if SQLite still has it open.
 #[napi]
 pub fn tx_rollback(env: Env, db: u32, savepoint: bool) -> Result<()> {
+    let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
         if core.conn.is_autocommit() {
             return Ok(());
         }
-        no_iterators(core)?;
-        Tx::resume(&core.conn, level(savepoint)).rollback()
+        let logged: &[&[u8]] = if savepoint {
+            &[ROLLBACK_TO, RELEASE]
+        } else {
+            &[b"ROLLBACK"]
+        };
+        tx_step(js, core, logged, || Tx::resume(&core.conn, level(savepoint)).rollback())
     })
 }

@@ -7,17 +7,24 @@
 //! - `prepare`: splitting SQL text into statements the way better-sqlite3 does.
 //! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values.
 //! - `statement`: run/get/all/iterate/bind/columns.
+//! - `safe_rows`: get/all/iterate/pragma with safe integers (INTEGER as BigInt), rows
+//!   as cells in shared memory (`js::cells`) or built as JS values.
 //! - `database`: exec, pragma, transactions, finalisation.
+//! - `connection`: unsafe mode, the `verbose` logger, deserializing, extensions.
+//! - `verbose`: calling the logger before a statement runs.
 //! - `backup`: `db.backup()` steps and `db.serialize()`.
 //! - `floor`: the benchmarks' floor (record, replay from Rust).
 
 mod backup;
+mod connection;
 mod database;
 mod floor;
 mod js_rows;
 mod prepare;
 mod rows;
+mod safe_rows;
 mod statement;
+mod verbose;
 
 pub use statement::{facade_all, facade_get, facade_run};
 
@@ -38,6 +45,15 @@ fn no_iterators(core: &Core) -> SResult<()> {
         return Err(StoreError::type_error(BUSY));
     }
     Ok(())
+}
+
+/// [`no_iterators`], except that unsafe mode allows what better-sqlite3's
+/// `REQUIRE_DATABASE_NO_ITERATORS_UNLESS_UNSAFE` allows: writes while iterating.
+fn no_iterators_unless_unsafe(core: &Core) -> SResult<()> {
+    match core.statements.try_borrow() {
+        Ok(table) if !table.iterating() || core.switches.unsafe_mode.get() => Ok(()),
+        _ => Err(StoreError::type_error(BUSY)),
+    }
 }
 
 /// The statement table, unless an outer facade call is using it (a caller's getter

@@ -7,7 +7,9 @@ use crate::js::value::JsVal;
 use crate::native_db::Core;
 use crate::sqlite::raw::{self, RawStmt};
 
-use super::no_iterators;
+use super::verbose::log_stmt;
+use super::{no_iterators_unless_unsafe, statements};
+use crate::js::napi::Napi;
 
 /// The SQL text as V8's `String::Utf8Value` gives it to SQLite (WTF-8), cut at the first
 /// NUL (SQLite stops there).
@@ -50,7 +52,7 @@ fn only_comments(rest: &[u8]) -> bool {
 /// whether it returns data (a pragma always may).
 pub(super) fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<(RawStmt, bool)> {
     if pragma {
-        no_iterators(core)?;
+        no_iterators_unless_unsafe(core)?;
     }
     let sql = sql_bytes(source)?;
     let prepared = RawStmt::prepare(&core.conn, &sql, !pragma)?;
@@ -68,9 +70,11 @@ pub(super) fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<
     Ok((stmt, returns_data))
 }
 
-/// `Database::JS_exec`: every statement of the script in turn, stopping at the first error.
-pub(super) fn exec_script(core: &Core, source: &JsVal) -> SResult<()> {
-    no_iterators(core)?;
+/// `Database::JS_exec`: every statement of the script in turn (each logged first),
+/// stopping at the first error. The connection is busy meanwhile.
+pub(super) fn exec_script(js: Napi, core: &Core, source: &JsVal) -> SResult<()> {
+    no_iterators_unless_unsafe(core)?;
+    let _busy = statements(core)?;
     let sql = sql_bytes(source)?;
     let mut rest: &[u8] = &sql;
     loop {
@@ -82,6 +86,7 @@ pub(super) fn exec_script(core: &Core, source: &JsVal) -> SResult<()> {
             return Ok(());
         };
         rest = rest.get(prepared.tail..).unwrap_or_default();
+        log_stmt(js, core, &stmt)?;
         while stmt.step() == rusqlite::ffi::SQLITE_ROW {}
         if stmt.reset() != rusqlite::ffi::SQLITE_OK {
             return Err(raw::last_error(&core.conn));

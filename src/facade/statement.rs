@@ -10,18 +10,20 @@ use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_into, args_of, bind_args_into, bind_raw, Arg, Args, BoundValues};
 use crate::js::json_out::JsonOut;
 use crate::js::napi::{Napi, Raw};
-use crate::js::protocol::pack_statement;
+use crate::js::protocol::{pack_statement, SAFE_INTEGERS};
 use crate::js::rows::{write_stepped_rows, RowLayout, RAW};
 use crate::js::slots;
 use crate::js::value::JsVal;
 use crate::native_db::{core_of, with_handle, Core};
 use crate::sqlite::raw;
-use crate::sqlite::statements::HeldStmt;
+use crate::sqlite::statements::{HeldStmt, StatementTable};
 
 use super::js_rows::{row_js, value_js};
 use super::prepare::prepare_one;
 use super::rows::{all_rows_json, columns_json, write_row};
-use super::{no_iterators, statements, RowMode};
+use super::safe_rows;
+use super::verbose::log_stmt;
+use super::{no_iterators_unless_unsafe, statements, RowMode};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
 fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
@@ -30,8 +32,29 @@ fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
     bind_raw(&mut held.stmt, &values)
 }
 
-/// `STATEMENT_START_LOGIC`'s binding part: bind the call's arguments unless `bind()` was used.
-fn start(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
+/// `STATEMENT_START`'s binding part: bind the call's arguments unless `bind()` was used,
+/// then hand the statement to the `verbose` logger (bindings cleared if it throws).
+#[inline]
+pub(super) fn start(js: Napi, core: &Core, held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
+    bind_call(held, params)?;
+    if core.switches.logger.get().is_some() {
+        return log_bound(js, core, held);
+    }
+    Ok(())
+}
+
+/// The logging part of [`start`], out of the way of the calls without a logger.
+#[cold]
+#[inline(never)]
+fn log_bound(js: Napi, core: &Core, held: &mut HeldStmt) -> SResult<()> {
+    let logged = log_stmt(js, core, &held.stmt);
+    if logged.is_err() {
+        finish(held);
+    }
+    logged
+}
+
+fn bind_call(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
     if !held.bound {
         bind_params(held, params)
     } else if !params.is_empty() {
@@ -42,7 +65,7 @@ fn start(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
 }
 
 /// Bindings last one call unless `bind()` made them permanent.
-fn finish(held: &mut HeldStmt) {
+pub(super) fn finish(held: &mut HeldStmt) {
     if !held.bound {
         held.stmt.clear_bindings();
     }
@@ -84,17 +107,17 @@ pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
     with_handle(&env, db, |core| {
         let mut args = Args::new();
         args_into(js, params, &mut args)?;
-        let changes = run_stmt(core, id, &args)?;
+        let changes = run_stmt(js, core, id, &args)?;
         slots::set(js, slots::LAST_ROWID, raw::last_insert_rowid(&core.conn) as f64)?;
         js.number(f64::from(changes))
     })
 }
 
-fn run_stmt(core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> {
-    no_iterators(core)?;
+fn run_stmt(js: Napi, core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> {
+    no_iterators_unless_unsafe(core)?;
     let mut table = statements(core)?;
     let held = table.get(id)?;
-    start(held, params)?;
+    start(js, core, held, params)?;
     let before = raw::total_changes(&core.conn);
     held.stmt.step();
     let result = if held.stmt.reset() == ffi::SQLITE_OK {
@@ -119,9 +142,12 @@ fn run_stmt(core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> {
 /// when there is no row. A FLAT row of one column comes back as its value alone, with
 /// its shape's number in the ROW_SHAPE result slot (`js::slots`): no JSON is written or
 /// parsed for the most common read; otherwise that slot holds -1 and the result is the
-/// shaped JSON text (`""` for no row).
+/// shaped JSON text (`""` for no row). A mode with SAFE_INTEGERS goes to `safe_rows`.
 pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
+    if mode & SAFE_INTEGERS != 0 {
+        return safe_rows::get(js, db, id, RowMode::from_wire(mode & !SAFE_INTEGERS), params);
+    }
     let mode = RowMode::from_wire(mode);
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
@@ -129,7 +155,7 @@ pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
         args_into(js, params, &mut args)?;
         let mut table = statements(core)?;
         let held = table.get(id)?;
-        start(held, &args)?;
+        start(js, core, held, &args)?;
         if mode == RowMode::Flat {
             let result = flat_row(js, &core.conn, held);
             finish(held);
@@ -189,13 +215,16 @@ fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResu
 /// the rows as JSON (shaped rows for FLAT, `js::rows`).
 pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
+    if mode & SAFE_INTEGERS != 0 {
+        return safe_rows::all(js, db, id, RowMode::from_wire(mode & !SAFE_INTEGERS), params);
+    }
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
         let mut args = Args::new();
         args_into(js, params, &mut args)?;
         let mut table = statements(core)?;
         let held = table.get(id)?;
-        start(held, &args)?;
+        start(js, core, held, &args)?;
         let result = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode));
         finish(held);
         js.string_utf8(result?.as_bytes())
@@ -230,31 +259,51 @@ pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
 pub fn facade_iter_start(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
-        start(table.get(id)?, &args_of(&params)?)?;
+        bind_call(table.get(id)?, &args_of(&params)?)?;
         table.begin_iteration(id)
     })
+}
+
+/// One step of an open iterator, logged before its first: true on a row; at the end or
+/// on an error the iterator is closed (better-sqlite3's `StatementIterator::Next`).
+pub(super) fn iter_step(js: Napi, core: &Core, table: &mut StatementTable, id: u32) -> SResult<bool> {
+    let held = table.get(id)?;
+    let logged = if held.stmt.is_busy() {
+        Ok(())
+    } else {
+        log_stmt(js, core, &held.stmt)
+    };
+    let status = if logged.is_ok() {
+        held.stmt.step()
+    } else {
+        ffi::SQLITE_ERROR
+    };
+    if status == ffi::SQLITE_ROW {
+        return Ok(true);
+    }
+    held.stmt.reset();
+    finish(held);
+    table.end_iteration(id);
+    logged?;
+    if status == ffi::SQLITE_DONE {
+        Ok(false)
+    } else {
+        Err(raw::last_error(&core.conn))
+    }
 }
 
 /// The next row as JSON, or "" at the end (the iterator is then closed).
 #[napi]
 pub fn facade_iter_next(env: Env, db: u32, id: u32, mode: u32) -> Result<String> {
+    let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
-        let held = table.get(id)?;
-        let status = held.stmt.step();
-        if status == ffi::SQLITE_ROW {
-            let mut out = JsonOut::new();
-            write_row(&mut out, &held.stmt, RowMode::from_wire(mode));
-            return Ok(out.finish());
+        if !iter_step(js, core, &mut table, id)? {
+            return Ok(String::new());
         }
-        held.stmt.reset();
-        finish(held);
-        table.end_iteration(id);
-        if status == ffi::SQLITE_DONE {
-            Ok(String::new())
-        } else {
-            Err(raw::last_error(&core.conn))
-        }
+        let mut out = JsonOut::new();
+        write_row(&mut out, &table.get(id)?.stmt, RowMode::from_wire(mode));
+        Ok(out.finish())
     })
 }
 

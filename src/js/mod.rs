@@ -1,18 +1,22 @@
 //! The Node-API boundary: JS values as they arrive (`value`), better-sqlite3's binding
 //! rules (`bind`), rows and results out as JSON text (`rows` under numbered `shapes`,
 //! `json_out`, checked stored JSON with `json_in`) or as JS values built directly
-//! (`create`), small numbers left beside a call's result (`slots`), errors thrown into JS
-//! (`throw`), the wire protocol with the JS layer (`protocol`), and every raw Node-API
-//! call (`napi`).
+//! (`create`) or as cells in shared memory (`cells`), values kept across calls
+//! (`persistent`), small numbers left beside a call's result (`slots`), a connection's
+//! better-sqlite3 switches (`switches`), errors thrown into JS (`throw`), the wire
+//! protocol with the JS layer (`protocol`), and every raw Node-API call (`napi`).
 
 pub mod bind;
+pub mod cells;
 pub mod create;
 pub mod json_in;
 pub mod json_out;
 pub mod napi;
+pub mod persistent;
 pub mod protocol;
 pub mod rows;
 pub mod shapes;
 pub mod slots;
+pub mod switches;
 pub mod throw;
 pub mod value;

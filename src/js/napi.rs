@@ -299,6 +299,17 @@ impl Napi {
         out!((), |_u| sys::napi_set_named_property(self.0, obj, key.as_ptr(), value))
     }
 
+    /// `obj[key] = value` with JS's own Set semantics (a `__proto__` key sets the prototype).
+    pub fn set_property(self, obj: Raw, key: Raw, value: Raw) -> SResult<()> {
+        out!((), |_u| sys::napi_set_property(self.0, obj, key, value))
+    }
+
+    pub fn property(self, obj: Raw, key: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_property(
+            self.0, obj, key, &mut o
+        ))
+    }
+
     pub fn array_length(self, v: Raw) -> SResult<u32> {
         out!(0u32, |n| sys::napi_get_array_length(self.0, v, &mut n))
     }
@@ -325,6 +336,13 @@ impl Napi {
 
     pub fn number(self, n: f64) -> SResult<Raw> {
         out!(std::ptr::null_mut(), |o| sys::napi_create_double(self.0, n, &mut o))
+    }
+
+    /// A BigInt holding `n` (an INTEGER read with safe integers on).
+    pub fn bigint(self, n: i64) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_create_bigint_int64(
+            self.0, n, &mut o
+        ))
     }
 
     /// A string from UTF-8 bytes, decoded by V8 (invalid sequences become U+FFFD).
@@ -371,6 +389,18 @@ impl Napi {
         out!(std::ptr::null_mut(), |o| sys::napi_new_instance(
             self.0,
             ctor,
+            args.len(),
+            args.as_ptr(),
+            &mut o
+        ))
+    }
+
+    /// Calls `f` with `this` = `recv`; a throw leaves its exception pending (`Pending`).
+    pub fn call_function(self, recv: Raw, f: Raw, args: &[Raw]) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_call_function(
+            self.0,
+            recv,
+            f,
             args.len(),
             args.as_ptr(),
             &mut o
@@ -497,6 +527,15 @@ impl ResultSlots {
         js.reference_value(self.array)
     }
 
+    /// Reads slot `index` (0 where the slots are V8's own or out of range).
+    pub fn get(&self, index: usize) -> f64 {
+        match self.memory {
+            // SAFETY: as in `set`: `len` f64s owned by this struct, read on this thread.
+            Some(memory) if index < self.len => unsafe { memory.as_ptr().add(index).read() },
+            _ => 0.0,
+        }
+    }
+
     /// Writes slot `index`.
     pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
         match self.memory {
@@ -518,6 +557,88 @@ impl Drop for ResultSlots {
             // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone.
             drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory.as_ptr(), self.len)) });
         }
+    }
+}
+
+/// Memory that Rust writes during a call and JS reads after it, shown to JS as one
+/// external ArrayBuffer (the cells of safe-integer rows, `js::cells`). Like
+/// [`ResultSlots`], the memory is Rust's until its thread ends, so nothing JS does with
+/// the buffer (dropping or detaching it) can make a write unsound.
+pub struct SharedMemory {
+    memory: std::ptr::NonNull<u8>,
+    len: usize,
+    buffer: sys::napi_ref,
+}
+
+impl SharedMemory {
+    /// `len` zeroed bytes, or None where the runtime refuses external buffers.
+    pub fn new(js: Napi, len: usize) -> SResult<Option<Self>> {
+        let memory = Box::into_raw(vec![0u8; len].into_boxed_slice()).cast::<u8>();
+        let mut buffer = std::ptr::null_mut();
+        // SAFETY: `memory` holds `len` bytes and lives until this struct is dropped (when
+        // the thread, and so its JS environment, ends); no finalizer runs.
+        let status = unsafe {
+            sys::napi_create_external_arraybuffer(js.0, memory.cast(), len, None, std::ptr::null_mut(), &mut buffer)
+        };
+        let Some(memory) = std::ptr::NonNull::new(memory) else {
+            return Ok(None);
+        };
+        let mut owned = SharedMemory {
+            memory,
+            len,
+            buffer: std::ptr::null_mut(),
+        };
+        if status != sys::Status::napi_ok {
+            // Dropping `owned` frees the memory V8 did not take.
+            return Ok(None);
+        }
+        match js.reference(buffer) {
+            Ok(reference) => {
+                owned.buffer = reference;
+                Ok(Some(owned))
+            }
+            Err(e) => {
+                // V8's buffer points at the memory: it stays allocated.
+                std::mem::forget(owned);
+                Err(e)
+            }
+        }
+    }
+
+    /// The ArrayBuffer JS reads.
+    pub fn buffer(&self, js: Napi) -> SResult<Raw> {
+        js.reference_value(self.buffer)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Copies `words` to byte `offset` in native byte order (what JS typed arrays
+    /// read); false (nothing written) when they do not fit.
+    pub fn write_words(&self, offset: usize, words: &[u64]) -> bool {
+        // SAFETY: the bytes of an initialized u64 slice, viewed for the copy only.
+        let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) };
+        self.write(offset, bytes)
+    }
+
+    /// Copies `bytes` to `offset`; false (nothing written) when they do not fit.
+    pub fn write(&self, offset: usize, bytes: &[u8]) -> bool {
+        if offset.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
+            return false;
+        }
+        // SAFETY: `memory` holds `len` bytes that this struct owns; the range is checked
+        // above and JS reads them only between calls, on this thread.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.memory.as_ptr().add(offset), bytes.len()) };
+        true
+    }
+}
+
+impl Drop for SharedMemory {
+    fn drop(&mut self) {
+        // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone
+        // (or at once when V8 never took it).
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.memory.as_ptr(), self.len)) });
     }
 }
 

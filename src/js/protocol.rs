@@ -6,7 +6,8 @@
 //!   JSON cannot carry: NaN (`"NaN"`) and BLOBs (`"blob"`, base64 in `data`).
 //! - An empty string means `undefined` (an iterator's end, a pragma without a row).
 //! - `db.prepare` returns one number, see [`pack_statement`].
-//! - Row modes and transaction kinds are small numbers, see [`RowMode`] and [`TxKind`].
+//! - Row modes and transaction kinds are small numbers, see [`RowMode`] and [`TxKind`];
+//!   a mode plus [`SAFE_INTEGERS`] reads INTEGER values as BigInt.
 
 /// Prefix of a JSON text that holds marker objects.
 pub const WITH_MARKERS: char = '\u{1}';
@@ -32,6 +33,9 @@ impl RowMode {
         }
     }
 }
+
+/// Added to a row mode: INTEGER values as BigInt (`stmt.safeIntegers()`).
+pub const SAFE_INTEGERS: u32 = 4;
 
 /// `db.transaction(fn)` variants as the glue numbers them: 0 plain BEGIN, 1 deferred,
 /// 2 immediate, 3 exclusive.

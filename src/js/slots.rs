@@ -13,7 +13,17 @@ use crate::js::throw::Throw;
 pub const LAST_ROWID: usize = 0;
 /// The shape of the one-column row a FLAT `get` returns as its value, or -1.
 pub const ROW_SHAPE: usize = 1;
-const COUNT: usize = 2;
+/// The handle + 1 of the connection whose `verbose` logger is running (0: none), so
+/// that calls the JS layer answers alone (a reused statement's prepare, pluck()) refuse
+/// as better-sqlite3 does while the connection is busy.
+pub const BUSY: usize = 2;
+/// How many shared cell buffers this environment has had (`js::cells`).
+pub const CELLS_GEN: usize = 3;
+/// The rows of a safe-integer result left as cells (-1: the result is JS values).
+pub const CELL_ROWS: usize = 4;
+/// Their column count.
+pub const CELL_COLUMNS: usize = 5;
+const COUNT: usize = 6;
 
 thread_local! {
     // One JS environment per thread (the main thread's, or a worker's).
@@ -32,6 +42,11 @@ pub fn result_slots(js: Napi, _args: &[Raw]) -> napi::Result<Raw> {
         }
     });
     array.map_err(|e| e.throw(js.env()))
+}
+
+/// Slot `index` as last written (0 before the slots exist).
+pub fn get(index: usize) -> f64 {
+    SLOTS.with(|cell| cell.get().map_or(0.0, |slots| slots.get(index)))
 }
 
 /// Writes slot `index` for the JS layer to read after this call.

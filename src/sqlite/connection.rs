@@ -112,6 +112,9 @@ pub fn configure(conn: &Connection) -> SResult<()> {
     conn.set_prepared_statement_cache_capacity(256);
     // better-sqlite3 runs every connection in defensive mode.
     raw::enable_db_config(conn, ffi::SQLITE_DBCONFIG_DEFENSIVE)?;
+    // As in better-sqlite3: extensions load through the C API (`db.loadExtension`); SQL's
+    // load_extension() function stays off.
+    raw::enable_db_config(conn, ffi::SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION)?;
     // Query-planner stability: with STAT4 compiled in, SQLite otherwise re-prepares
     // (re-parses) a cached statement every time a parameter that meets an indexed
     // column gets a new value. Plans only differ when ANALYZE data exists, and the

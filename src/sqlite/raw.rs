@@ -59,6 +59,76 @@ pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreErr
     }
 }
 
+/// Sets a boolean `sqlite3_db_config` option (DEFENSIVE is turned off by unsafe mode).
+pub fn set_db_config(conn: &Connection, option: c_int, on: bool) -> Result<(), StoreError> {
+    // SAFETY: boolean options take an int and an optional int* (NULL: no read-back).
+    let rc = unsafe { ffi::sqlite3_db_config(db(conn), option, c_int::from(on), std::ptr::null_mut::<c_int>()) };
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(StoreError::sqlite(rc, errstr(rc)))
+    }
+}
+
+/// `sqlite3_deserialize` of a copy of `data` into schema "main", owned and resizable by
+/// SQLite (better-sqlite3's `Database::Deserialize`), read-only if asked.
+pub fn deserialize(conn: &Connection, data: &[u8], readonly: bool) -> Result<(), StoreError> {
+    let len = data.len();
+    // SAFETY: a fresh SQLite allocation of `len` bytes (NULL only when out of memory or
+    // for 0 bytes); SQLite owns it from the deserialize call on (FREEONCLOSE), even
+    // when that call fails.
+    let copy = unsafe { ffi::sqlite3_malloc64(len as u64) }.cast::<u8>();
+    if len > 0 {
+        if copy.is_null() {
+            return Err(StoreError::error("Out of memory"));
+        }
+        // SAFETY: both regions hold `len` bytes and do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), copy, len) };
+    }
+    let mut flags = ffi::SQLITE_DESERIALIZE_FREEONCLOSE | ffi::SQLITE_DESERIALIZE_RESIZEABLE;
+    if readonly {
+        flags |= ffi::SQLITE_DESERIALIZE_READONLY;
+    }
+    let size = len as ffi::sqlite3_int64;
+    // SAFETY: `copy` holds `size` bytes allocated by sqlite3_malloc64, handed over to SQLite.
+    let rc = unsafe { ffi::sqlite3_deserialize(db(conn), c"main".as_ptr(), copy, size, size, flags) };
+    match rc {
+        ffi::SQLITE_OK => Ok(()),
+        ffi::SQLITE_ERROR => Err(StoreError::sqlite(rc, "unable to deserialize database")),
+        _ => Err(StoreError::sqlite(rc, errstr(rc))),
+    }
+}
+
+/// `sqlite3_load_extension(path, entry_point)`: SQLite's own message on failure.
+pub fn load_extension(conn: &Connection, path: &[u8], entry_point: Option<&[u8]>) -> Result<(), StoreError> {
+    let c_path = std::ffi::CString::new(cut_at_nul(path)).unwrap_or_default();
+    let c_entry = entry_point.map(|e| std::ffi::CString::new(cut_at_nul(e)).unwrap_or_default());
+    let mut message: *mut c_char = std::ptr::null_mut();
+    // SAFETY: NUL-terminated strings that outlive the call; SQLite writes an error
+    // message it allocated (freed below) or leaves it NULL.
+    let rc = unsafe {
+        ffi::sqlite3_load_extension(
+            db(conn),
+            c_path.as_ptr(),
+            c_entry.as_ref().map_or(std::ptr::null(), |e| e.as_ptr()),
+            &mut message,
+        )
+    };
+    let text = cstr_lossy(message).map(Cow::into_owned);
+    // SAFETY: NULL or a message from sqlite3_mprintf, freed once.
+    unsafe { ffi::sqlite3_free(message.cast()) };
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(StoreError::sqlite(rc, text.unwrap_or_else(|| errstr(rc))))
+    }
+}
+
+/// The bytes before the first NUL (what a C string of them holds).
+fn cut_at_nul(bytes: &[u8]) -> Vec<u8> {
+    bytes.split(|&b| b == 0).next().unwrap_or_default().to_vec()
+}
+
 /// Whether SQLite treats `word` as a keyword (`sqlite3_keyword_check`).
 pub fn is_keyword(word: &str) -> bool {
     let Ok(len) = c_int::try_from(word.len()) else {
@@ -170,6 +240,27 @@ impl RawStmt {
             // SAFETY: NUL-terminated, owned by the statement.
             unsafe { CStr::from_ptr(p) }.to_string_lossy()
         }
+    }
+
+    /// The SQL with its bound values written in (`sqlite3_expanded_sql`), or the plain
+    /// text when SQLite cannot expand it: what better-sqlite3 hands its `verbose` logger.
+    pub fn expanded_sql(&self) -> Vec<u8> {
+        // SAFETY: a fresh sqlite3_malloc'd string or NULL; copied, then freed once.
+        let p = unsafe { ffi::sqlite3_expanded_sql(self.handle) };
+        if p.is_null() {
+            return self.sql().into_owned().into_bytes();
+        }
+        // SAFETY: NUL-terminated, owned by us until freed below.
+        let text = unsafe { CStr::from_ptr(p) }.to_bytes().to_vec();
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_free(p.cast()) };
+        text
+    }
+
+    /// Whether the statement has been stepped and not reset since (`sqlite3_stmt_busy`).
+    pub fn is_busy(&self) -> bool {
+        // SAFETY: `handle` is a live statement owned by self.
+        unsafe { ffi::sqlite3_stmt_busy(self.handle) != 0 }
     }
 
     /// `sqlite3_reset`: the error of the last step, if any.

@@ -1,0 +1,65 @@
+//! better-sqlite3's connection-level calls beyond statements: unsafe mode, the `verbose`
+//! logger, a database opened from `serialize()`'s bytes, extensions, and a BigInt
+//! `lastInsertRowid`.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rusqlite::ffi;
+
+use crate::error::StoreError;
+use crate::js::create::Made;
+use crate::js::napi::Napi;
+use crate::js::persistent::Persistent;
+use crate::js::switches::Logger;
+use crate::js::value::JsVal;
+use crate::native_db::with_handle;
+use crate::sqlite::raw;
+
+use super::no_iterators;
+
+/// `db.unsafeMode(on)`: DEFENSIVE follows it, as in better-sqlite3.
+#[napi]
+pub fn facade_unsafe_mode(env: Env, db: u32, on: bool) -> Result<()> {
+    with_handle(&env, db, |core| {
+        core.switches.unsafe_mode.set(on);
+        raw::set_db_config(&core.conn, ffi::SQLITE_DBCONFIG_DEFENSIVE, !on)
+    })
+}
+
+/// The `verbose` option's function (once, right after opening).
+#[napi]
+pub fn facade_set_logger(env: Env, db: u32, logger: Function<'_>) -> Result<()> {
+    with_handle(&env, db, |core| {
+        let function = Persistent::new(Napi::new(env.raw()), logger.raw())?;
+        core.switches
+            .logger
+            .set(Logger { function, handle: db })
+            .map_err(|_| StoreError::error("the verbose logger is already set"))
+    })
+}
+
+/// `new Database(buffer)`: the bytes of `db.serialize()` as this connection's "main".
+#[napi]
+pub fn facade_deserialize(env: Env, db: u32, data: Buffer, readonly: bool) -> Result<()> {
+    with_handle(&env, db, |core| raw::deserialize(&core.conn, &data, readonly))
+}
+
+/// `db.loadExtension(path, [entryPoint])`.
+#[napi]
+pub fn facade_load_extension(env: Env, db: u32, path: JsVal, entry_point: Option<JsVal>) -> Result<()> {
+    with_handle(&env, db, |core| {
+        no_iterators(core)?;
+        let _busy = super::statements(core)?;
+        let path = path.sqlite_text()?;
+        let entry = entry_point.map(|e| e.sqlite_text()).transpose()?;
+        raw::load_extension(&core.conn, &path, entry.as_deref())
+    })
+}
+
+/// `lastInsertRowid` as a BigInt (run() of a statement with safe integers on).
+#[napi]
+pub fn facade_last_rowid(env: Env, db: u32) -> Result<Made> {
+    with_handle(&env, db, |core| {
+        Ok(Made(Napi::new(env.raw()).bigint(raw::last_insert_rowid(&core.conn))?))
+    })
+}
