@@ -162,6 +162,10 @@ export const CASES = [
     const stmt = s.db.prepare('SELECT value FROM _meta WHERE key = ?');
     return (i) => stmt.get(`bench.key.${i % 100}`);
   } },
+  { name: 'db.get6', facade: true, area: 'facade', seeds: ['agents'], op: (s) => {
+    const stmt = s.db.prepare('SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?');
+    return (i) => stmt.get(AGENTS[i % 100]);
+  } },
   { name: 'db.run', facade: true, area: 'facade', seeds: [], op: (s) => {
     const stmt = s.db.prepare('INSERT OR REPLACE INTO _meta (key, value) VALUES (?, ?)');
     return (i) => stmt.run(`bench.w.${i % 100}`, `{"v":${i}}`);

@@ -5,7 +5,8 @@
 //! (`Statement::JS_*`, `Database::JS_exec`, `lib/methods/transaction.js`).
 //!
 //! - `prepare`: splitting SQL text into statements the way better-sqlite3 does.
-//! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values.
+//! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values; `slotted`: a
+//!   `get()` row of a few columns in the result slots.
 //! - `statement`: run/get/all/iterate/bind/columns.
 //! - `database`: exec, pragma, transactions, finalisation.
 //! - `backup`: `db.backup()` steps and `db.serialize()`.
@@ -17,6 +18,7 @@ mod floor;
 mod js_rows;
 mod prepare;
 mod rows;
+mod slotted;
 mod statement;
 
 pub use statement::{facade_all, facade_get, facade_run};

@@ -21,6 +21,7 @@ use crate::sqlite::statements::HeldStmt;
 use super::js_rows::{row_js, value_js};
 use super::prepare::prepare_one;
 use super::rows::{all_rows_json, columns_json, write_row};
+use super::slotted::slotted_row;
 use super::{no_iterators, statements, RowMode};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
@@ -166,7 +167,7 @@ pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
 /// The FLAT row of a bound statement for `facade_get` (see there); resets it.
 fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResult<Raw> {
     let status = held.stmt.step();
-    if status == ffi::SQLITE_ROW && held.stmt.column_count() == 1 {
+    if status == ffi::SQLITE_ROW {
         let reprepares = held.stmt.reprepares();
         let shape = match held.row_shape {
             Some((at, shape)) if at == reprepares => Some(shape),
@@ -174,15 +175,27 @@ fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResu
         };
         if let Some(shape) = shape {
             held.row_shape = Some((reprepares, shape));
-            let value = value_js(js, &held.stmt, 0);
-            held.stmt.reset();
-            slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
-            return value;
+            if let Some(row) = value_or_slotted_row(js, &held.stmt, shape) {
+                held.stmt.reset();
+                return row;
+            }
         }
     }
     slots::set(js, slots::ROW_SHAPE, -1.0)?;
     let text = write_stepped_rows(conn, &mut held.stmt, &RAW, true, status, &mut None)?;
     js.string_utf8(text.as_bytes())
+}
+
+/// A one-column row as its value, or a row of more columns in the result slots
+/// (`slotted`), with the ROW_SHAPE slot saying which; None when the row cannot go either
+/// way (it is then written as JSON).
+fn value_or_slotted_row(js: Napi, stmt: &raw::RawStmt, shape: u32) -> Option<SResult<Raw>> {
+    let (row, form) = if stmt.column_count() == 1 {
+        (value_js(js, stmt, 0), f64::from(shape))
+    } else {
+        (slotted_row(js, stmt).transpose()?, -2.0 - f64::from(shape))
+    };
+    Some(row.and_then(|row| slots::set(js, slots::ROW_SHAPE, form).map(|()| row)))
 }
 
 /// `stmt.all(...params)` as `facadeAll(db, id, mode, ...params)` (a variadic function):

@@ -512,6 +512,28 @@ impl ResultSlots {
     }
 }
 
+impl ResultSlots {
+    /// Writes `values` into the slots from `start` on.
+    pub fn set_all(&self, js: Napi, start: usize, values: &[f64]) -> SResult<()> {
+        if start + values.len() > self.len {
+            return Err(StoreError::error("result slot out of range"));
+        }
+        match self.memory {
+            // SAFETY: as in `set`: `start + values.len()` slots of `memory` are ours, and
+            // `values` is Rust memory that cannot overlap them.
+            Some(memory) => unsafe {
+                std::ptr::copy_nonoverlapping(values.as_ptr(), memory.as_ptr().add(start), values.len());
+            },
+            None => {
+                for (i, &value) in values.iter().enumerate() {
+                    self.set(js, start + i, value)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Drop for ResultSlots {
     fn drop(&mut self) {
         if let Some(memory) = self.memory {

@@ -11,9 +11,15 @@ use crate::js::throw::Throw;
 
 /// `stmt.run()`'s `lastInsertRowid`.
 pub const LAST_ROWID: usize = 0;
-/// The shape of the one-column row a FLAT `get` returns as its value, or -1.
+/// The shape of the one-column row a FLAT `get` returns as its value (>= 0), -1 for a
+/// row as JSON text, or `-2 - shape` for a row in the slots from ROW_COLUMNS on
+/// (`facade::slotted`).
 pub const ROW_SHAPE: usize = 1;
-const COUNT: usize = 2;
+/// Where a slotted row's columns start: two slots per column.
+pub const ROW_COLUMNS: usize = 2;
+/// The most columns a slotted row has.
+pub const ROW_COLUMNS_MAX: usize = 16;
+const COUNT: usize = ROW_COLUMNS + 2 * ROW_COLUMNS_MAX;
 
 thread_local! {
     // One JS environment per thread (the main thread's, or a worker's).
@@ -38,6 +44,16 @@ pub fn result_slots(js: Napi, _args: &[Raw]) -> napi::Result<Raw> {
 pub fn set(js: Napi, index: usize, value: f64) -> SResult<()> {
     SLOTS.with(|cell| match cell.get() {
         Some(slots) => slots.set(js, index, value),
+        None => Err(StoreError::error(
+            "the result slots were never made (native.resultSlots)",
+        )),
+    })
+}
+
+/// Writes `values` into the slots from `start` on.
+pub fn set_all(js: Napi, start: usize, values: &[f64]) -> SResult<()> {
+    SLOTS.with(|cell| match cell.get() {
+        Some(slots) => slots.set_all(js, start, values),
         None => Err(StoreError::error(
             "the result slots were never made (native.resultSlots)",
         )),
