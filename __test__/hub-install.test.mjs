@@ -286,4 +286,9 @@ test('a hub with no better-sqlite3 and no compiler: the alias serves hub/bridge.
       integrity: 'ok',
     },
   });
+  // docs/hub-without-better-sqlite3.md's check, run from the hub's folder.
+  const doc = readFileSync(join(repoRoot, 'docs', 'hub-without-better-sqlite3.md'), 'utf8');
+  const check = doc.match(/^node -e "(import\('better-sqlite3'\).*)"$/m);
+  assert.ok(check, 'the doc gives the check command');
+  assert.equal(run(process.execPath, ['-e', check[1]], { cwd: hub, env }).stdout.trim(), 'true');
 });
