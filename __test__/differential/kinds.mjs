@@ -230,3 +230,47 @@ registerKind('prepare-error', 1, (g) => {
   if (typeof sql === 'string') steps.push({ op: 'exec', sql: `CREATE TABLE IF NOT EXISTS t(a); ${sql}; INSERT INTO t VALUES (1)` }, { op: 'pragma', source: 'table_info(t)', options: {} });
   return steps;
 });
+
+/** Writes: run()'s changes and lastInsertRowid (rowid edges, triggers, upserts) and RETURNING. */
+registerKind('write', 2, (g) => {
+  const steps = [
+    { op: 'exec', sql: `CREATE TABLE w (id INTEGER PRIMARY KEY, v ${g.pick(['', 'TEXT', 'INTEGER UNIQUE', 'REAL'])})` },
+  ];
+  if (g.chance(0.3)) steps.push({ op: 'exec', sql: 'CREATE TABLE log (n); CREATE TRIGGER tw AFTER INSERT ON w BEGIN INSERT INTO log VALUES (new.id); END' });
+  // Past rowid 2^63 - 1 SQLite picks new rowids at random: the largest here leaves room.
+  const rowid = () => g.pick(['NULL', '1', '-1', '9007199254740993', '9223372036854775000', '-9223372036854775808', String(g.range(2, 99))]);
+  const statements = [
+    () => `INSERT INTO w VALUES (${rowid()}, ${storedValue(g)})`,
+    () => `INSERT OR REPLACE INTO w VALUES (${rowid()}, ${storedValue(g)})`,
+    () => `INSERT INTO w (v) VALUES (${storedValue(g)}) ON CONFLICT DO NOTHING`,
+    () => `INSERT INTO w VALUES (${rowid()}, ${storedValue(g)}) RETURNING *`,
+    () => `INSERT INTO w (v) VALUES (${storedValue(g)}), (${storedValue(g)}) RETURNING id AS ${ident(anyName(g))}, v`,
+    () => `UPDATE w SET v = ${storedValue(g)} WHERE id ${g.pick(['>', '<', '='])} ${g.range(0, 5)}${g.chance(0.5) ? ' RETURNING v, id' : ''}`,
+    () => `DELETE FROM w WHERE id = ${rowid()}${g.chance(0.5) ? ' RETURNING *' : ''}`,
+    () => 'INSERT INTO w (v) VALUES (?)',
+    () => 'UPDATE w SET v = v',
+  ];
+  for (let i = g.range(1, 6); i > 0; i--) {
+    const as = `s${i}`;
+    steps.push({ op: 'prepare', sql: g.pick(statements)(), as });
+    steps.push({ op: 'call', stmt: as, method: g.pick(['run', 'run', 'get', 'all']), params: g.chance(0.2) ? [jsValue(g)] : [] });
+  }
+  steps.push({ op: 'prepare', sql: 'SELECT * FROM w ORDER BY id', as: 'all' }, { op: 'call', stmt: 'all', method: 'all', params: [] });
+  return steps;
+});
+
+// Not compile_options: the two SQLite builds differ in one default (PCACHE_INITSZ).
+const PRAGMAS = ['table_info(t)', 'table_xinfo(t)', 'index_list(t)', 'index_info(i)', 'foreign_key_list(t)', 'user_version',
+  'user_version = 7', 'journal_mode', 'page_size', 'encoding', 'schema_version', 'collation_list', 'database_list',
+  'function_list', 'integrity_check', 'quick_check(t)', 'foreign_keys', 'foreign_keys = 1', 'cache_size = -100',
+  'data_version', 'table_list', 'nope', 'table_info(nope)', 'optimize'];
+
+/** pragma() with and without `simple`, on a table with an index and a foreign key. */
+registerKind('pragma', 1, (g) => [
+  { op: 'exec', sql: 'CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE t (a INTEGER NOT NULL DEFAULT 3, "b c" TEXT REFERENCES p(id), "" BLOB); CREATE INDEX i ON t (a, "b c")' },
+  ...Array.from({ length: g.range(1, 3) }, () => ({
+    op: 'pragma',
+    source: g.pick(PRAGMAS),
+    options: g.weighted([[3, undefined], [2, { simple: true }], [1, { simple: false }], [1, { simple: 'yes' }], [1, null], [1, 'x']]),
+  })),
+]);
