@@ -37,7 +37,9 @@ fn utf16_len(text: &str) -> usize {
 
 /// Writes the current row of `stmt` into the slots and returns the string of its texts,
 /// or None when the row cannot be slotted (too many columns, a BLOB, bad UTF-8); the slots
-/// are then left as they were.
+/// are then left as they were. Kept out of line: inlined, it made the one-column `get`
+/// beside it longer.
+#[inline(never)]
 pub(super) fn slotted_row(js: Napi, stmt: &RawStmt) -> SResult<Option<Raw>> {
     let n = stmt.column_count();
     if n > slots::ROW_COLUMNS_MAX {

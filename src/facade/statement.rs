@@ -175,27 +175,24 @@ fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResu
         };
         if let Some(shape) = shape {
             held.row_shape = Some((reprepares, shape));
-            if let Some(row) = value_or_slotted_row(js, &held.stmt, shape) {
+            if held.stmt.column_count() == 1 {
+                let value = value_js(js, &held.stmt, 0);
                 held.stmt.reset();
-                return row;
+                slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
+                return value;
+            }
+            // A row of more columns in the slots (`slotted`), unless it cannot go there.
+            if let Some(texts) = slotted_row(js, &held.stmt).transpose() {
+                held.stmt.reset();
+                let texts = texts?;
+                slots::set(js, slots::ROW_SHAPE, -2.0 - f64::from(shape))?;
+                return Ok(texts);
             }
         }
     }
     slots::set(js, slots::ROW_SHAPE, -1.0)?;
     let text = write_stepped_rows(conn, &mut held.stmt, &RAW, true, status, &mut None)?;
     js.string_utf8(text.as_bytes())
-}
-
-/// A one-column row as its value, or a row of more columns in the result slots
-/// (`slotted`), with the ROW_SHAPE slot saying which; None when the row cannot go either
-/// way (it is then written as JSON).
-fn value_or_slotted_row(js: Napi, stmt: &raw::RawStmt, shape: u32) -> Option<SResult<Raw>> {
-    let (row, form) = if stmt.column_count() == 1 {
-        (value_js(js, stmt, 0), f64::from(shape))
-    } else {
-        (slotted_row(js, stmt).transpose()?, -2.0 - f64::from(shape))
-    };
-    Some(row.and_then(|row| slots::set(js, slots::ROW_SHAPE, form).map(|()| row)))
 }
 
 /// `stmt.all(...params)` as `facadeAll(db, id, mode, ...params)` (a variadic function):

@@ -498,6 +498,7 @@ impl ResultSlots {
     }
 
     /// Writes slot `index`.
+    #[inline]
     pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
         match self.memory {
             Some(memory) if index < self.len => {
@@ -525,8 +526,9 @@ impl ResultSlots {
                 std::ptr::copy_nonoverlapping(values.as_ptr(), memory.as_ptr().add(start), values.len());
             },
             None => {
+                let array = self.array(js)?;
                 for (i, &value) in values.iter().enumerate() {
-                    self.set(js, start + i, value)?;
+                    js.set_float64(array, start + i, value)?;
                 }
             }
         }
