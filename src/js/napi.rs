@@ -511,9 +511,7 @@ impl ResultSlots {
             None => js.set_float64(self.array(js)?, index, value),
         }
     }
-}
 
-impl ResultSlots {
     /// Writes `values` into the slots from `start` on.
     pub fn set_all(&self, js: Napi, start: usize, values: &[f64]) -> SResult<()> {
         if start + values.len() > self.len {
