@@ -22,6 +22,9 @@ const NUMBER: f64 = 0.0;
 const TEXT: f64 = 1.0;
 const NULL: f64 = 2.0;
 
+/// The most text capacity kept between rows.
+const KEPT_CAPACITY: usize = 64 * 1024;
+
 thread_local! {
     // The row's texts, concatenated; kept between calls to keep its capacity.
     static TEXTS: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -69,7 +72,12 @@ pub(super) fn slotted_row(js: Napi, stmt: &RawStmt) -> SResult<Option<Raw>> {
             values[2 * i + 1] = number;
         }
         slots::set_all(js, slots::ROW_COLUMNS, &values[..2 * n])?;
-        js.string_utf8(&texts).map(Some)
+        let string = js.string_utf8(&texts);
+        // A row of long texts does not keep its buffer for the rest of the thread's life.
+        if texts.capacity() > KEPT_CAPACITY {
+            *texts = Vec::new();
+        }
+        string.map(Some)
     })
 }
 
