@@ -51,5 +51,8 @@ test('rows and bound values are the same without run-time code generation', (t) 
   // The script really reached every call (a row per line, none of them empty).
   assert.equal(generated.trim().split('\n').length, 10);
   assert.match(generated, /"agent_id":"a1"/);
-  assert.match(generated, /\{"__proto__":"p","a b":2,"":"e"\}/);
+  // better-sqlite3 defines a `__proto__` column as an own property on Node 22+ and
+  // assigns it (Object.prototype's setter drops a string) on older Nodes.
+  const row = Number(process.versions.modules) >= 127 ? '{"__proto__":"p","a b":2,"":"e"}' : '{"a b":2,"":"e"}';
+  assert.ok(generated.includes(`\n${row}\n[${row}]\n`), generated);
 });

@@ -92,6 +92,7 @@ test('detaching the slot buffer cannot make a call write out of bounds or crash'
     console.log(db.prepare('SELECT count(*) AS n FROM t').pluck().get());
     for (let i = 0; i < 1000; i++) {
       try { db.prepare('SELECT v FROM t WHERE id = ?').get(i + 1); } catch {}
+      try { db.prepare('SELECT id, v, v AS w FROM t WHERE id = ?').get(i + 1); } catch {}
     }
   `;
   const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });

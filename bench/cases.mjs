@@ -173,6 +173,10 @@ export const CASES = [
     const stmt = s.db.prepare('SELECT value FROM _meta WHERE key = ?');
     return (i) => stmt.get(`bench.key.${i % 100}`);
   } },
+  { name: 'db.get6', facade: true, area: 'facade', seeds: ['agents'], op: (s) => {
+    const stmt = s.db.prepare('SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?');
+    return (i) => stmt.get(AGENTS[i % 100]);
+  } },
   // reads with safe integers (stmt.safeIntegers(): INTEGER values as BigInt), at most
   // better-sqlite3's time
   { name: 'db.get bigint', facade: true, target: 1.0, area: 'facade', seeds: ['agents'], op: (s) => {

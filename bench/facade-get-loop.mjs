@@ -1,20 +1,21 @@
 // One prepared facade `get` in a loop, alone in its process: for counting instructions
 // per call with callgrind (a run of many calls minus a run of few), where the table's
 // timings are too noisy. The same statement runs on this package or on better-sqlite3
-// built for the running Node.
+// built for the running Node: a one-column row (`one`, the default) or the six-column
+// agents row of bench/cases.mjs `db.get6` (`six`).
 //
-//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls]
-//   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 42000
+//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six]
+//   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 42000 six
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { loadReference } from '../tools/reference.mjs';
 
-const [side = 'addon', callsArg = '10000'] = process.argv.slice(2);
+const [side = 'addon', callsArg = '10000', row = 'one'] = process.argv.slice(2);
 const calls = Number(callsArg);
-if (!['addon', 'better-sqlite3'].includes(side) || !Number.isInteger(calls) || calls < 0) {
-  console.error('usage: node bench/facade-get-loop.mjs addon|better-sqlite3 [calls]');
+if (!['addon', 'better-sqlite3'].includes(side) || !Number.isInteger(calls) || calls < 0 || !['one', 'six'].includes(row)) {
+  console.error('usage: node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six]');
   process.exit(2);
 }
 const Database = side === 'addon' ? (await import('../better-sqlite3.mjs')).default : loadReference();
@@ -25,12 +26,21 @@ db.pragma('journal_mode = WAL');
 db.exec('CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT)');
 const insert = db.prepare('INSERT INTO _meta (key, value) VALUES (?, ?)');
 for (let i = 0; i < 100; i++) insert.run(`bench.key.${i}`, JSON.stringify({ i }));
-const get = db.prepare('SELECT value FROM _meta WHERE key = ?');
+db.exec(`CREATE TABLE agents (agent_id TEXT PRIMARY KEY, cli TEXT, pid INTEGER, status TEXT,
+  last_seen_ms INTEGER, lease_expires_ms INTEGER, metadata_json TEXT)`);
+const agent = db.prepare("INSERT INTO agents VALUES (?, 'claude', ?, 'online', ?, ?, '{}')");
+const now = Date.now();
+for (let i = 0; i < 100; i++) agent.run(`agent-${String(i).padStart(3, '0')}`, 1000 + i, now, now + 30000);
+const keys = Array.from({ length: 100 }, (_, i) => (row === 'one' ? `bench.key.${i}` : `agent-${String(i).padStart(3, '0')}`));
+const key = (i) => keys[i % 100];
+const [get, field] = row === 'one'
+  ? [db.prepare('SELECT value FROM _meta WHERE key = ?'), 'value']
+  : [db.prepare('SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?'), 'status'];
 
 let length = 0;
-for (let i = 0; i < 20000; i++) length += get.get(`bench.key.${i % 100}`).value.length;
+for (let i = 0; i < 20000; i++) length += get.get(key(i))[field].length;
 const started = process.hrtime.bigint();
-for (let i = 0; i < calls; i++) length += get.get(`bench.key.${i % 100}`).value.length;
+for (let i = 0; i < calls; i++) length += get.get(key(i))[field].length;
 const ns = Number(process.hrtime.bigint() - started) / Math.max(calls, 1);
 db.close();
 rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,20 @@ const backupMethods = require('./backup.cjs');
 const { SqliteError } = require('./errors.cjs');
 const { rowOfValues, safeResult } = require('./cells.cjs');
 const { defaultSafeIntegers, setDefaultSafeIntegers } = require('./connection-state.cjs');
-const { RowMode, SAFE_INTEGERS, TxKind, decode, decodeOptional, decodeRow, decodeRows, rowOfValue, unpackStatement } = require('./protocol.cjs');
+const {
+  RowMode,
+  SAFE_INTEGERS,
+  TxKind,
+  decode,
+  decodeExpandedRow,
+  decodeExpandedRows,
+  decodeOptional,
+  decodeRow,
+  decodeRows,
+  rowOfValue,
+  slottedRow,
+  unpackStatement,
+} = require('./protocol.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
 
@@ -45,8 +58,9 @@ const SHARED_MAX = 256;
 
 /**
  * The numbers a statement call leaves beside its result, read right after it
- * (src/js/slots.rs): `lastInsertRowid` of run(), and the shape of the one-column row
- * that a FLAT get() returns as its value (-1 for any other row).
+ * (src/js/slots.rs): `lastInsertRowid` of run(), and the form of a FLAT get()'s row:
+ * the shape of a one-column row returned as its value (>= 0), -1 for a row as JSON text,
+ * `-2 - shape` for a row left in the slots (lib/protocol.cjs slottedRow).
  */
 let slots = null;
 const LAST_ROWID = 0;
@@ -129,10 +143,11 @@ class Statement {
     const out = native.facadeGet(this.#h, this.#id, mode, ...params);
     if (mode === FLAT) {
       const shape = slots[ROW_SHAPE];
-      return shape >= 0 ? rowOfValue(shape, out) : decodeRow(out);
+      if (shape >= 0) return rowOfValue(shape, out);
+      return shape === -1 ? decodeRow(out) : slottedRow(-2 - shape, slots, out);
     }
     if (mode >= SAFE) return safeResult(mode - SAFE, out, true);
-    return typeof out === 'string' && mode !== PLUCK ? decode(out) : out;
+    return mode === EXPAND && out !== undefined ? decodeExpandedRow(out) : out;
   }
 
   all(...params) {
@@ -140,7 +155,9 @@ class Statement {
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
     const out = native.facadeAll(this.#h, this.#id, mode, ...params);
-    return mode === FLAT ? decodeRows(out) : mode < SAFE ? decode(out) : safeResult(mode - SAFE, out, false);
+    if (mode === FLAT) return decodeRows(out);
+    if (mode >= SAFE) return safeResult(mode - SAFE, out, false);
+    return mode === EXPAND ? decodeExpandedRows(out) : decode(out);
   }
 
   iterate(...params) {
@@ -173,7 +190,7 @@ class Statement {
           end();
           return done();
         }
-        if (!safe) return { value: decode(out), done: false };
+        if (!safe) return { value: rowOf(mode, out), done: false };
         return { value: mode === FLAT ? rowOfValues(out) : out, done: false };
       },
       return() {
@@ -236,6 +253,13 @@ class Statement {
     return this;
   }
 
+}
+
+/** An iterator's row from its text (src/facade/rows.rs `write_row`). */
+function rowOf(mode, text) {
+  if (mode === FLAT) return decodeRow(text);
+  if (mode === EXPAND) return decodeExpandedRow(text);
+  return decode(text);
 }
 
 /** Iterators returned by `stmt.iterate()` (better-sqlite3 calls the class StatementIterator). */

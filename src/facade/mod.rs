@@ -5,7 +5,8 @@
 //! (`Statement::JS_*`, `Database::JS_exec`, `lib/methods/transaction.js`).
 //!
 //! - `prepare`: splitting SQL text into statements the way better-sqlite3 does.
-//! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values.
+//! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values; `slotted`: a
+//!   `get()` row of a few columns in the result slots.
 //! - `statement`: run/get/all/iterate/bind/columns.
 //! - `safe_rows`: get/all/iterate/pragma with safe integers (INTEGER as BigInt), rows
 //!   as cells in shared memory (`js::cells`) or built as JS values.
@@ -23,6 +24,7 @@ mod js_rows;
 mod prepare;
 mod rows;
 mod safe_rows;
+mod slotted;
 mod statement;
 mod verbose;
 

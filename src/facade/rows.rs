@@ -22,64 +22,76 @@ fn column_name(stmt: &RawStmt, i: usize) -> Cow<'_, str> {
     stmt.column_meta(i, ColumnMeta::Name).unwrap_or_default()
 }
 
-/// The current row in `mode`.
+/// The current row in `mode`: a plucked value, an array (RAW), or a rows text of one row
+/// (FLAT `[shape, values]`, EXPAND `[pairs, values]`) that the glue builds the object from.
 pub(super) fn write_row(out: &mut JsonOut, stmt: &RawStmt, mode: RowMode) {
     match mode {
         RowMode::Pluck => write_value(out, stmt, 0),
-        RowMode::Raw => {
-            let mut row = JsonArray::open(out);
-            for i in 0..stmt.column_count() {
-                row.item(out);
-                write_value(out, stmt, i);
-            }
-            row.close(out);
+        RowMode::Raw => write_values(out, stmt),
+        RowMode::Expand => {
+            let mut rows = JsonArray::open(out);
+            rows.item(out);
+            write_expand_head(out, stmt);
+            rows.item(out);
+            write_values(out, stmt);
+            rows.close(out);
         }
-        RowMode::Expand => write_expanded(out, stmt, stmt.column_count()),
-        RowMode::Flat => RowWriter::new(&RowLayout::new(stmt, &RAW), &RAW).write(out, stmt),
+        RowMode::Flat => RowWriter::new(&RowLayout::new(stmt, &RAW), &RAW).write_one(out, stmt),
     }
 }
 
-/// `expand()`: one object per table in order of first appearance, "$" for expressions.
-fn write_expanded(out: &mut JsonOut, stmt: &RawStmt, n: usize) {
-    let mut tables: Vec<(Cow<'_, str>, Vec<usize>)> = Vec::new();
-    for i in 0..n {
-        let table = stmt.column_meta(i, ColumnMeta::Table).unwrap_or(Cow::Borrowed("$"));
-        match tables.iter_mut().find(|(name, _)| *name == table) {
-            Some((_, cols)) => cols.push(i),
-            None => tables.push((table, vec![i])),
-        }
+/// The current row's values in column order.
+fn write_values(out: &mut JsonOut, stmt: &RawStmt) {
+    let mut row = JsonArray::open(out);
+    for i in 0..stmt.column_count() {
+        row.item(out);
+        write_value(out, stmt, i);
     }
-    out.buf.push('{');
-    let mut first = true;
-    for (table, cols) in &tables {
-        out.key(&mut first, table);
-        out.buf.push('{');
-        let mut first_col = true;
-        for &i in cols {
-            out.key(&mut first_col, &column_name(stmt, i));
-            write_value(out, stmt, i);
-        }
-        out.buf.push('}');
-    }
-    out.buf.push('}');
+    row.close(out);
 }
 
-/// Steps `stmt` to the end, writing every row in `mode` as one JSON array, then resets it.
+/// `expand()`'s head: each column's table ("$" for an expression) and name, in pairs
+/// `[table, column, table, column, …]`. The glue groups them as better-sqlite3's
+/// `GetExpandedRowJS` does (its own property tests and assignments, in column order).
+fn write_expand_head(out: &mut JsonOut, stmt: &RawStmt) {
+    let mut pairs = JsonArray::open(out);
+    for i in 0..stmt.column_count() {
+        pairs.item(out);
+        out.str(&stmt.column_meta(i, ColumnMeta::Table).unwrap_or(Cow::Borrowed("$")));
+        pairs.item(out);
+        out.str(&column_name(stmt, i));
+    }
+    pairs.close(out);
+}
+
+/// Steps `stmt` to the end, writing every row in `mode` as one JSON array (EXPAND:
+/// `[pairs, values, …]`), then resets it.
 pub(super) fn all_rows_json(conn: &Connection, stmt: &mut RawStmt, mode: RowMode) -> SResult<String> {
     if mode == RowMode::Flat {
         return write_rows(conn, stmt, &RAW, false);
     }
     let mut out = JsonOut::new();
     let mut rows = JsonArray::open(&mut out);
-    while stmt.step() == ffi::SQLITE_ROW {
+    let mut status = stmt.step();
+    if mode == RowMode::Expand {
+        // Laid out after the first step, when the statement's columns are current.
         rows.item(&mut out);
-        write_row(&mut out, stmt, mode);
+        write_expand_head(&mut out, stmt);
+    }
+    while status == ffi::SQLITE_ROW {
+        rows.item(&mut out);
+        match mode {
+            RowMode::Pluck => write_value(&mut out, stmt, 0),
+            _ => write_values(&mut out, stmt),
+        }
+        status = stmt.step();
     }
     rows.close(&mut out);
-    if stmt.reset() == ffi::SQLITE_OK {
-        Ok(out.finish())
-    } else {
+    let failed = status != ffi::SQLITE_DONE;
+    if stmt.reset() != ffi::SQLITE_OK || failed {
         Err(raw::last_error(conn))
+    } else {
+        Ok(out.finish())
     }
 }
 

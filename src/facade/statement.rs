@@ -22,6 +22,7 @@ use super::js_rows::{row_js, value_js};
 use super::prepare::prepare_one;
 use super::rows::{all_rows_json, columns_json, write_row};
 use super::safe_rows;
+use super::slotted::slotted_row;
 use super::verbose::log_stmt;
 use super::{no_iterators_unless_unsafe, statements, RowMode};
 
@@ -192,7 +193,7 @@ pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
 /// The FLAT row of a bound statement for `facade_get` (see there); resets it.
 fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResult<Raw> {
     let status = held.stmt.step();
-    if status == ffi::SQLITE_ROW && held.stmt.column_count() == 1 {
+    if status == ffi::SQLITE_ROW {
         let reprepares = held.stmt.reprepares();
         let shape = match held.row_shape {
             Some((at, shape)) if at == reprepares => Some(shape),
@@ -200,10 +201,19 @@ fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResu
         };
         if let Some(shape) = shape {
             held.row_shape = Some((reprepares, shape));
-            let value = value_js(js, &held.stmt, 0);
-            held.stmt.reset();
-            slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
-            return value;
+            if held.stmt.column_count() == 1 {
+                let value = value_js(js, &held.stmt, 0);
+                held.stmt.reset();
+                slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
+                return value;
+            }
+            // A row of more columns in the slots (`slotted`), unless it cannot go there.
+            if let Some(texts) = slotted_row(js, &held.stmt).transpose() {
+                held.stmt.reset();
+                let texts = texts?;
+                slots::set(js, slots::ROW_SHAPE, -2.0 - f64::from(shape))?;
+                return Ok(texts);
+            }
         }
     }
     slots::set(js, slots::ROW_SHAPE, -1.0)?;

@@ -537,6 +537,7 @@ impl ResultSlots {
     }
 
     /// Writes slot `index`.
+    #[inline]
     pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
         match self.memory {
             Some(memory) if index < self.len => {
@@ -548,6 +549,27 @@ impl ResultSlots {
             Some(_) => Err(StoreError::error("result slot out of range")),
             None => js.set_float64(self.array(js)?, index, value),
         }
+    }
+
+    /// Writes `values` into the slots from `start` on.
+    pub fn set_all(&self, js: Napi, start: usize, values: &[f64]) -> SResult<()> {
+        if start + values.len() > self.len {
+            return Err(StoreError::error("result slot out of range"));
+        }
+        match self.memory {
+            // SAFETY: as in `set`: `start + values.len()` slots of `memory` are ours, and
+            // `values` is Rust memory that cannot overlap them.
+            Some(memory) => unsafe {
+                std::ptr::copy_nonoverlapping(values.as_ptr(), memory.as_ptr().add(start), values.len());
+            },
+            None => {
+                let array = self.array(js)?;
+                for (i, &value) in values.iter().enumerate() {
+                    js.set_float64(array, start + i, value)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 

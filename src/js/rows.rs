@@ -6,8 +6,8 @@
 //! far less than parsing each row's keys again. Keys are each column's name in SQLite's
 //! column order and, for a shaped row (the store's `parse*Row` shapes, src/store/rows.rs),
 //! each stored `*_json` column parsed and appended under its short name (the original's
-//! `parseJson` with its fallback). `RowWriter::write` writes one row as an object, for the
-//! facade's iterators.
+//! `parseJson` with its fallback). `RowWriter::write_one` writes the current row alone,
+//! for the facade's iterators.
 
 use rusqlite::ffi;
 use rusqlite::types::ValueRef;
@@ -54,7 +54,7 @@ pub struct RowLayout {
     json_at: [Option<usize>; 4],
     /// The registered shape (None once the registry is full: the keys go inline).
     shape_id: Option<u32>,
-    /// The keys, joined by NUL.
+    /// The keys, each after a NUL.
     keys: String,
 }
 
@@ -64,10 +64,9 @@ impl RowLayout {
         let mut columns = Vec::with_capacity(stmt.column_count());
         let mut json_at = [None; 4];
         let mut keys = String::with_capacity(16 * stmt.column_count());
+        // Each key after a NUL, so that empty keys count too.
         let mut push_key = |key: &str| {
-            if !keys.is_empty() {
-                keys.push('\0');
-            }
+            keys.push('\0');
             keys.push_str(key);
         };
         for i in 0..stmt.column_count() {
@@ -157,22 +156,14 @@ impl<'s> RowWriter<'s> {
         values.close(out);
     }
 
-    /// The statement's current row as an object.
-    pub fn write(&self, out: &mut JsonOut, stmt: &RawStmt) {
-        out.buf.push('{');
-        let mut first = true;
-        for (i, column) in self.layout.columns.iter().enumerate() {
-            if *column == Column::Json {
-                continue;
-            }
-            out.key(&mut first, &String::from_utf8_lossy(stmt.column_name_bytes(i)));
-            self.write_column(out, stmt, i, *column);
-        }
-        for (slot, (_, key, fallback)) in self.shape.json.iter().enumerate() {
-            out.key(&mut first, key);
-            self.write_json(out, stmt, slot, fallback);
-        }
-        out.buf.push('}');
+    /// The statement's current row as a rows text of one row: `[shape, [v, …]]`.
+    pub fn write_one(&self, out: &mut JsonOut, stmt: &RawStmt) {
+        let mut rows = JsonArray::open(out);
+        rows.item(out);
+        self.write_head(out);
+        rows.item(out);
+        self.write_values(out, stmt);
+        rows.close(out);
     }
 
     fn write_column(&self, out: &mut JsonOut, stmt: &RawStmt, i: usize, column: Column) {

@@ -9,7 +9,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 /// Shapes seen in this thread (a JS realm's addon calls all run on its thread): their
-/// keys, joined by NUL, by number and numbers by keys.
+/// keys (each after a NUL, `split_keys`), by number and numbers by keys.
 #[derive(Default)]
 struct Shapes {
     ids: HashMap<String, u32>,
@@ -24,7 +24,7 @@ thread_local! {
     static SHAPES: RefCell<Shapes> = RefCell::new(Shapes::default());
 }
 
-/// The number of the shape with these keys (joined by NUL), registered on first sight;
+/// The number of the shape with these keys (each after a NUL), registered on first sight;
 /// None when the registry is full.
 pub fn shape_id(joined: &str) -> Option<u32> {
     SHAPES.with(|shapes| {
@@ -42,9 +42,26 @@ pub fn shape_id(joined: &str) -> Option<u32> {
     })
 }
 
-/// Keys joined by NUL, one by one (none for an empty text).
+/// The keys of a shape text, where each key follows a NUL (no keys for an empty text;
+/// an empty key is a NUL followed by the next NUL or the end).
 pub fn split_keys(joined: &str) -> impl Iterator<Item = &str> {
-    joined.split('\0').filter(move |_| !joined.is_empty())
+    joined.split('\0').skip(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_keys;
+
+    #[test]
+    fn empty_keys_count() {
+        fn keys(joined: &str) -> Vec<&str> {
+            split_keys(joined).collect()
+        }
+        assert_eq!(keys(""), Vec::<&str>::new());
+        assert_eq!(keys("\0"), vec![""]);
+        assert_eq!(keys("\0\0ugc"), vec!["", "ugc"]);
+        assert_eq!(keys("\0a\0"), vec!["a", ""]);
+    }
 }
 
 /// The keys of row shape `id`, in order (the JS layer asks once per shape).

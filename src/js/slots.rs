@@ -11,7 +11,9 @@ use crate::js::throw::Throw;
 
 /// `stmt.run()`'s `lastInsertRowid`.
 pub const LAST_ROWID: usize = 0;
-/// The shape of the one-column row a FLAT `get` returns as its value, or -1.
+/// The shape of the one-column row a FLAT `get` returns as its value (>= 0), -1 for a
+/// row as JSON text, or `-2 - shape` for a row in the slots from ROW_COLUMNS on
+/// (`facade::slotted`).
 pub const ROW_SHAPE: usize = 1;
 /// The handle + 1 of the connection whose `verbose` logger is running (0: none), so
 /// that calls the JS layer answers alone (a reused statement's prepare, pluck()) refuse
@@ -23,7 +25,12 @@ pub const CELLS_GEN: usize = 3;
 pub const CELL_ROWS: usize = 4;
 /// Their column count.
 pub const CELL_COLUMNS: usize = 5;
-const COUNT: usize = 6;
+/// Where a slotted row's columns start: two slots per column (`lib/protocol.cjs`
+/// ROW_COLUMNS).
+pub const ROW_COLUMNS: usize = 6;
+/// The most columns a slotted row has.
+pub const ROW_COLUMNS_MAX: usize = 16;
+const COUNT: usize = ROW_COLUMNS + 2 * ROW_COLUMNS_MAX;
 
 thread_local! {
     // One JS environment per thread (the main thread's, or a worker's).
@@ -53,6 +60,16 @@ pub fn get(index: usize) -> f64 {
 pub fn set(js: Napi, index: usize, value: f64) -> SResult<()> {
     SLOTS.with(|cell| match cell.get() {
         Some(slots) => slots.set(js, index, value),
+        None => Err(StoreError::error(
+            "the result slots were never made (native.resultSlots)",
+        )),
+    })
+}
+
+/// Writes `values` into the slots from `start` on.
+pub fn set_all(js: Napi, start: usize, values: &[f64]) -> SResult<()> {
+    SLOTS.with(|cell| match cell.get() {
+        Some(slots) => slots.set_all(js, start, values),
         None => Err(StoreError::error(
             "the result slots were never made (native.resultSlots)",
         )),
