@@ -419,9 +419,6 @@ test('unsupported better-sqlite3 features throw a clear TypeError', (t) => {
   const db = new Database(join(tempDir(t), 'u.db'));
   t.after(() => db.close());
   const calls = {
-    function: () => db.function('f', () => 1),
-    aggregate: () => db.aggregate('a', { step() {} }),
-    table: () => db.table('t', { columns: ['x'], *rows() {} }),
     loadExtension: () => db.loadExtension('x'),
     defaultSafeIntegers: () => db.defaultSafeIntegers(),
     unsafeMode: () => db.unsafeMode(),

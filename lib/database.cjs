@@ -6,6 +6,7 @@ const { dirname } = require('node:path');
 
 const native = require('./native.cjs');
 const backupMethods = require('./backup.cjs');
+const { callbackMethods } = require('./database/functions.cjs');
 const { SqliteError } = require('./errors.cjs');
 const { RowMode, TxKind, decode, decodeOptional, decodeRow, decodeRows, rowOfValue, unpackStatement } = require('./protocol.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
@@ -371,15 +372,7 @@ Object.assign(Database.prototype, {
     return this;
   },
 
-  function() {
-    throw notSupported('db.function() (user-defined functions)');
-  },
-  aggregate() {
-    throw notSupported('db.aggregate() (user-defined aggregates)');
-  },
-  table() {
-    throw notSupported('db.table() (virtual tables)');
-  },
+  ...callbackMethods((db) => db[kNative]),
   backup(filename, options) {
     return backupMethods.backup(this[kNative], filename, options);
   },

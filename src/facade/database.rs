@@ -44,6 +44,8 @@ pub fn facade_exec(env: Env, db: u32, source: JsVal) -> Result<()> {
 pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool) -> Result<String> {
     with_handle(&env, db, |core| {
         let (mut stmt, _) = prepare_one(core, &source, true)?;
+        // Busy while it runs: a user function it calls cannot use the connection.
+        let _running = super::statements(core)?;
         if !simple {
             return all_rows_json(&core.conn, &mut stmt, RowMode::Flat);
         }

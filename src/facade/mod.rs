@@ -9,15 +9,19 @@
 //! - `statement`: run/get/all/iterate/bind/columns.
 //! - `database`: exec, pragma, transactions, finalisation.
 //! - `backup`: `db.backup()` steps and `db.serialize()`.
+//! - `functions`, `tables`: `db.function()`, `db.aggregate()` and `db.table()`: JS
+//!   callbacks that SQLite runs inside a statement step.
 //! - `floor`: the benchmarks' floor (record, replay from Rust).
 
 mod backup;
 mod database;
 mod floor;
+mod functions;
 mod js_rows;
 mod prepare;
 mod rows;
 mod statement;
+mod tables;
 
 pub use statement::{facade_all, facade_get, facade_run};
 

@@ -71,6 +71,8 @@ pub(super) fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<
 /// `Database::JS_exec`: every statement of the script in turn, stopping at the first error.
 pub(super) fn exec_script(core: &Core, source: &JsVal) -> SResult<()> {
     no_iterators(core)?;
+    // Busy while it runs: a user function it calls cannot use the connection.
+    let _running = super::statements(core)?;
     let sql = sql_bytes(source)?;
     let mut rest: &[u8] = &sql;
     loop {

@@ -2,10 +2,11 @@
 //! rules (`bind`), rows and results out as JSON text (`rows` under numbered `shapes`,
 //! `json_out`, checked stored JSON with `json_in`) or as JS values built directly
 //! (`create`), small numbers left beside a call's result (`slots`), errors thrown into JS
-//! (`throw`), the wire protocol with the JS layer (`protocol`), and every raw Node-API
-//! call (`napi`).
+//! (`throw`), the wire protocol with the JS layer (`protocol`), what user callbacks
+//! share (`callbacks`), and every raw Node-API call (`napi`).
 
 pub mod bind;
+pub mod callbacks;
 pub mod create;
 pub mod json_in;
 pub mod json_out;

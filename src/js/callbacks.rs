@@ -1,0 +1,113 @@
+//! What every user callback (function, aggregate, virtual table) shares at the JS
+//! boundary: SQLite values as JS arguments, a JS result as SQLite's, JS values kept
+//! between calls, and how a failed callback reports itself. The rules are
+//! better-sqlite3's `Data::GetValueJS`, `Data::ResultValueFromJS` and `DataConverter`.
+
+use std::cell::{Cell, RefCell};
+
+use rusqlite::types::ValueRef;
+
+use crate::error::{SResult, StoreError};
+use crate::js::bind::bound_from_js;
+use crate::js::napi::{JsRef, Napi, Raw};
+use crate::js::throw::Throw;
+use crate::js::value::JsVal;
+use crate::sqlite::raw::functions::ResultSink;
+
+/// A SQLite value as a callback argument: INTEGER as a number, or a BigInt with
+/// `safeIntegers`; TEXT decoded by V8; BLOB as a new Buffer.
+pub fn value_js(js: Napi, value: ValueRef<'_>, safe_ints: bool) -> SResult<Raw> {
+    match value {
+        ValueRef::Integer(n) if safe_ints => js.bigint(n),
+        ValueRef::Integer(n) => js.number(n as f64),
+        ValueRef::Real(f) => js.number(f),
+        ValueRef::Text(t) => js.string_utf8(t),
+        ValueRef::Blob(b) => js.buffer_copy(b),
+        ValueRef::Null => js.null(),
+    }
+}
+
+/// A callback's JS result as the SQL result. `prefix` names the callback for the
+/// errors ("User-defined function f() returned").
+pub fn set_result(js: Napi, value: Raw, out: &mut ResultSink, prefix: impl FnOnce() -> String) -> SResult<()> {
+    let value = JsVal::wrap(js, value)?;
+    match bound_from_js(&value) {
+        Ok(bound) => {
+            out.set(ValueRef::from(&bound));
+            Ok(())
+        }
+        Err(StoreError::Pending) => Err(StoreError::Pending),
+        Err(_) if value.bigint_i64().is_some() => Err(StoreError::range_error(c_message(
+            prefix() + " a bigint that was too big",
+        ))),
+        Err(_) => Err(StoreError::type_error(c_message(prefix() + " an invalid value"))),
+    }
+}
+
+/// better-sqlite3 builds these messages as C strings: a NUL in a name ends them there.
+fn c_message(mut message: String) -> String {
+    if let Some(nul) = message.find('\0') {
+        message.truncate(nul);
+    }
+    message
+}
+
+/// Leaves the callback's failure as the pending JS exception that the statement call
+/// throws once SQLite stops: a JS exception already pending is kept (the callback's
+/// own throw), any other failure is thrown now.
+pub fn report(js: Napi, error: StoreError) {
+    let error = match error {
+        StoreError::Pending if js.exception_pending().unwrap_or(true) => return,
+        StoreError::Pending => StoreError::error("triflux-native-store: a Node-API call failed in a user callback"),
+        other => other,
+    };
+    let _ = error.throw(js.env());
+}
+
+/// JS values kept between callbacks (an aggregate's running value, its `start`),
+/// which may be primitives: Node-API before version 10 references only objects, so they
+/// live in one JS array, each in a numbered cell. A freed cell is reused.
+pub struct Cells {
+    array: JsRef,
+    free: RefCell<Vec<u32>>,
+    len: Cell<u32>,
+}
+
+impl Cells {
+    pub fn new(js: Napi) -> SResult<Self> {
+        Ok(Cells {
+            array: js.keep(js.array(0)?)?,
+            free: RefCell::default(),
+            len: Cell::new(0),
+        })
+    }
+
+    /// Stores `value` in a new cell.
+    pub fn put(&self, js: Napi, value: Raw) -> SResult<u32> {
+        let index = match self.free.borrow_mut().pop() {
+            Some(index) => index,
+            None => {
+                let index = self.len.get();
+                self.len.set(index + 1);
+                index
+            }
+        };
+        self.set(js, index, value)?;
+        Ok(index)
+    }
+
+    pub fn get(&self, js: Napi, index: u32) -> SResult<Raw> {
+        js.element(self.array.get(js)?, index)
+    }
+
+    pub fn set(&self, js: Napi, index: u32, value: Raw) -> SResult<()> {
+        js.set_element(self.array.get(js)?, index, value)
+    }
+
+    /// Empties a cell (its value may be collected) for reuse.
+    pub fn release(&self, js: Napi, index: u32) {
+        if js.undefined().and_then(|u| self.set(js, index, u)).is_ok() {
+            self.free.borrow_mut().push(index);
+        }
+    }
+}
