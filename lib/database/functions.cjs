@@ -137,7 +137,7 @@ function stringList(value) {
 
 const quoted = (name) => `"${name.replace(/"/g, '""')}"`;
 
-/** A checked table definition: [sql, rows generator, parameters, safeIntegers, directOnly]. */
+/** A checked table definition: [sql, open (see tableRows), parameters, safeIntegers, directOnly]. */
 function tableDefinition(def, verb, moduleName) {
   const fail = (Kind, what) => new Kind(`Virtual table module "${moduleName}" ${verb} a table definition ${what}`);
   if (!hasOwnProperty.call(def, 'rows')) throw fail(TypeError, 'without a "rows" property');
@@ -181,19 +181,24 @@ function tableDefinition(def, verb, moduleName) {
 }
 
 /**
- * The rows as SQLite reads them: one array per row, the scan's arguments (its hidden
- * parameter columns) first, then the columns, refilled for each row.
+ * The scan SQLite runs for each query: `open(...args)` gives `[row, pull]`, where each
+ * `pull()` refills `row` (one array for the whole scan: the scan's arguments, its
+ * hidden parameter columns, first, then the columns) with the generator's next row and
+ * returns true, or returns false at the end. The checks are better-sqlite3's; like its
+ * for...of, a row that fails them closes the generator (return()) before the throw.
  */
 function tableRows(generator, columnIndex, moduleName) {
   const width = columnIndex.size;
   const invalid = (what) => new TypeError(`Virtual table module "${moduleName}" yielded ${what}`);
-  return function* virtualTable(...args) {
+  return function open(...args) {
     // A copy of each Buffer argument: the generator may change its own, not the
     // hidden column's value.
     const row = args.map((x) => (Buffer.isBuffer(x) ? Buffer.from(x) : x));
     const offset = row.length;
     for (let i = 0; i < width; ++i) row.push(null);
-    for (const yielded of generator(...args)) {
+    const iterator = generator(...args);
+    const { next } = iterator;
+    const fill = (yielded) => {
       if (Array.isArray(yielded)) {
         if (yielded.length !== width) throw invalid('a row with an incorrect number of columns');
         for (let i = 0; i < width; ++i) row[offset + i] = yielded[i];
@@ -209,8 +214,21 @@ function tableRows(generator, columnIndex, moduleName) {
       } else {
         throw invalid("something that isn't a valid row object");
       }
-      yield row;
-    }
+    };
+    const pull = () => {
+      const step = next.call(iterator);
+      if (step.done) return false;
+      try {
+        fill(step.value);
+      } catch (error) {
+        try {
+          iterator.return();
+        } catch {}
+        throw error;
+      }
+      return true;
+    };
+    return [row, pull];
   };
 }
 

@@ -118,10 +118,18 @@ struct JsAggregate {
     safe_ints: bool,
 }
 
-/// One group's accumulator: the cell holding its value, None once a callback failed
-/// (better-sqlite3's empty accumulator: the group's later callbacks do nothing).
+/// A group's running value: a number kept in Rust (a sum, a count: no JS cell to read
+/// and write per row), or any other value in a cell of `Cells`.
+#[derive(Clone, Copy)]
+enum Acc {
+    Number(f64),
+    Cell(u32),
+}
+
+/// One group's accumulator, None once a callback failed (better-sqlite3's empty
+/// accumulator: the group's later callbacks do nothing).
 struct Group {
-    cell: Option<u32>,
+    acc: Option<Acc>,
     is_window: bool,
 }
 
@@ -130,11 +138,11 @@ impl JsAggregate {
         format!("User-defined function {}() returned", self.name)
     }
 
-    /// better-sqlite3's `GetAccumulator`: the group's cell, made on its first callback
+    /// better-sqlite3's `GetAccumulator`: the group's value, made on its first callback
     /// from `start` (called when it is a function).
-    fn cell(&self, group: &mut Option<Group>) -> SResult<Option<u32>> {
+    fn acc(&self, group: &mut Option<Group>) -> SResult<Option<Acc>> {
         if let Some(group) = group {
-            return Ok(group.cell);
+            return Ok(group.acc);
         }
         let js = self.js;
         let start = self.cells.get(js, START)?;
@@ -144,11 +152,47 @@ impl JsAggregate {
             Ok(start)
         };
         let made = group.insert(Group {
-            cell: None,
+            acc: None,
             is_window: false,
         });
-        made.cell = Some(self.cells.put(js, seed?)?);
-        Ok(made.cell)
+        made.acc = Some(self.keep(seed?)?);
+        Ok(made.acc)
+    }
+
+    fn keep(&self, value: Raw) -> SResult<Acc> {
+        match self.js.number_value(value) {
+            Some(n) => Ok(Acc::Number(n)),
+            None => Ok(Acc::Cell(self.cells.put(self.js, value)?)),
+        }
+    }
+
+    fn acc_js(&self, acc: Acc) -> SResult<Raw> {
+        match acc {
+            Acc::Number(n) => self.js.number(n),
+            Acc::Cell(cell) => self.cells.get(self.js, cell),
+        }
+    }
+
+    /// The group's value after a step returned `value` (undefined keeps it).
+    fn replace(&self, group: &mut Option<Group>, value: Raw) -> SResult<()> {
+        let js = self.js;
+        let Some(group) = group.as_mut() else {
+            return Ok(());
+        };
+        let Some(acc) = group.acc.as_mut() else {
+            return Ok(());
+        };
+        match (js.number_value(value), *acc) {
+            (Some(n), Acc::Number(_)) => *acc = Acc::Number(n),
+            (Some(n), Acc::Cell(cell)) => {
+                *acc = Acc::Number(n);
+                self.cells.release(js, cell);
+            }
+            (None, _) if JsVal::wrap(js, value)?.is_undefined() => {}
+            (None, Acc::Cell(cell)) => self.cells.set(js, cell, value)?,
+            (None, Acc::Number(_)) => *acc = Acc::Cell(self.cells.put(js, value)?),
+        }
+        Ok(())
     }
 
     fn fail(&self, group: &mut Option<Group>, error: StoreError, out: &mut ResultSink) {
@@ -160,7 +204,7 @@ impl JsAggregate {
     fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> SResult<()> {
         let js = self.js;
         let _scope = js.scope()?;
-        let Some(cell) = self.cell(group)? else {
+        let Some(acc) = self.acc(group)? else {
             return Ok(());
         };
         let f = match (inverse, &self.inverse) {
@@ -168,29 +212,26 @@ impl JsAggregate {
             _ => &self.step,
         };
         let mut argv = Argv::new();
-        argv.push(self.cells.get(js, cell)?);
+        argv.push(self.acc_js(acc)?);
         args_js(js, &mut argv, args, self.safe_ints)?;
         let value = js.call(f.get(js)?, js.undefined()?, &argv)?;
-        if !JsVal::wrap(js, value)?.is_undefined() {
-            self.cells.set(js, cell, value)?;
-        }
-        Ok(())
+        self.replace(group, value)
     }
 
     fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
         let _scope = js.scope()?;
-        let Some(cell) = self.cell(group)? else {
+        let Some(acc) = self.acc(group)? else {
             return Ok(());
         };
-        let state = group.as_mut().expect("made by cell()");
+        let state = group.as_mut().expect("made by acc()");
         if !is_final {
             state.is_window = true;
         } else if state.is_window {
             // A window function's last call only ends the group.
             return Ok(());
         }
-        let mut value = self.cells.get(js, cell)?;
+        let mut value = self.acc_js(acc)?;
         if let Some(result) = &self.result {
             value = js.call(result.get(js)?, js.undefined()?, &[value])?;
         }
@@ -198,7 +239,7 @@ impl JsAggregate {
     }
 
     fn end(&self, group: &mut Option<Group>) {
-        if let Some(cell) = group.as_mut().and_then(|g| g.cell.take()) {
+        if let Some(Acc::Cell(cell)) = group.as_mut().and_then(|g| g.acc.take()) {
             self.cells.release(self.js, cell);
         }
     }

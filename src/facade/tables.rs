@@ -1,8 +1,8 @@
 //! `db.table()`: virtual tables whose rows a JS generator yields, better-sqlite3's
 //! `CustomTable`. The JS layer (lib/database/functions.cjs) checks the definition and
-//! hands over a factory that returns `[sql, generator, parameters, safeIntegers,
-//! directOnly]` for each table; the generator yields each row as one array (parameters
-//! first, then the columns), as better-sqlite3's wrapper does.
+//! hands over a factory that returns `[sql, open, parameters, safeIntegers, directOnly]`
+//! for each table; `open(...args)` starts a scan as `[row, pull]`: `pull()` refills the
+//! one `row` array (parameters first, then the columns) and says whether there was a row.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -34,7 +34,7 @@ impl JsModule {
         }
         let def = js.call(self.factory.get(js)?, js.undefined()?, &argv)?;
         let sql = JsVal::wrap(js, js.element(def, 0)?)?.sqlite_text()?.to_vec();
-        let generator = js.keep(js.element(def, 1)?)?;
+        let open = js.keep(js.element(def, 1)?)?;
         let names = JsVal::wrap(js, js.element(def, 2)?)?;
         let mut parameter_names = Vec::new();
         for i in 0..names.array_len()? {
@@ -48,7 +48,7 @@ impl JsModule {
             direct_only,
             table: JsTable {
                 js,
-                generator,
+                open,
                 parameter_names,
                 safe_ints,
                 module: self.name.clone(),
@@ -70,7 +70,8 @@ impl TableModule for JsModule {
 
 struct JsTable {
     js: Napi,
-    generator: JsRef,
+    /// The JS layer's `open(...args)`: starts a scan, giving `[row, pull]`.
+    open: JsRef,
     parameter_names: Vec<String>,
     safe_ints: bool,
     module: String,
@@ -78,10 +79,9 @@ struct JsTable {
 
 #[derive(Default)]
 struct Cursor {
-    iterator: Option<JsRef>,
-    next: Option<JsRef>,
-    /// The row the iterator yielded last (the same array each time, refilled).
+    /// The scan's row array (refilled for each row) and the function that refills it.
     row: Option<JsRef>,
+    pull: Option<JsRef>,
     done: bool,
     rowid: i64,
 }
@@ -103,11 +103,9 @@ impl JsTable {
             }
             argv.push(value);
         }
-        let iterator = js.call(self.generator.get(js)?, js.undefined()?, &argv)?;
-        let next = js.named_property(iterator, c"next")?;
-        cursor.iterator = Some(js.keep(iterator)?);
-        cursor.next = Some(js.keep(next)?);
-        cursor.row = None;
+        let scan = js.call(self.open.get(js)?, js.undefined()?, &argv)?;
+        cursor.row = Some(js.keep(js.element(scan, 0)?)?);
+        cursor.pull = Some(js.keep(js.element(scan, 1)?)?);
         cursor.rowid = 0;
         self.advance(cursor)
     }
@@ -115,23 +113,12 @@ impl JsTable {
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
         let _scope = js.scope()?;
-        let (Some(iterator), Some(next)) = (&cursor.iterator, &cursor.next) else {
+        let Some(pull) = &cursor.pull else {
             cursor.done = true;
             return Ok(());
         };
-        let record = js.call(next.get(js)?, iterator.get(js)?, &[])?;
-        let done = js.bool_value(js.named_property(record, c"done")?)?;
-        if !done {
-            let row = js.named_property(record, c"value")?;
-            let same = match &cursor.row {
-                Some(kept) => js.strict_equals(kept.get(js)?, row)?,
-                None => false,
-            };
-            if !same {
-                cursor.row = Some(js.keep(row)?);
-            }
-        }
-        cursor.done = done;
+        let more = js.call(pull.get(js)?, js.undefined()?, &[])?;
+        cursor.done = !js.bool_value(more)?;
         cursor.rowid += 1;
         Ok(())
     }

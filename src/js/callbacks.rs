@@ -30,6 +30,10 @@ pub fn value_js(js: Napi, value: ValueRef<'_>, safe_ints: bool) -> SResult<Raw> 
 /// A callback's JS result as the SQL result. `prefix` names the callback for the
 /// errors ("User-defined function f() returned").
 pub fn set_result(js: Napi, value: Raw, out: &mut ResultSink, prefix: impl FnOnce() -> String) -> SResult<()> {
+    if let Some(n) = js.number_value(value) {
+        out.set(ValueRef::Real(n));
+        return Ok(());
+    }
     let value = JsVal::wrap(js, value)?;
     match bound_from_js(&value) {
         Ok(bound) => {

@@ -48,6 +48,16 @@ impl Napi {
         ))
     }
 
+    /// A number's value, or None for any other type (one call where `typeof` and a read
+    /// would be two: most callback results are numbers).
+    pub fn number_value(self, v: Raw) -> Option<f64> {
+        let mut n = 0f64;
+        // SAFETY: a value of the current call and a valid out-pointer; a non-number is
+        // reported as a status (napi_number_expected), with no exception thrown.
+        let status = unsafe { sys::napi_get_value_double(self.0, v, &mut n) };
+        (status == sys::Status::napi_ok).then_some(n)
+    }
+
     pub fn bool_value(self, v: Raw) -> SResult<bool> {
         out!(false, |b| sys::napi_get_value_bool(self.0, v, &mut b))
     }
