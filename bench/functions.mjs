@@ -128,4 +128,6 @@ console.log('|---|---:|---:|---:|');
 for (const r of results) {
   console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${r.baselineMs.toFixed(1)} | ${r.ratio.toFixed(2)} |`);
 }
+const geomean = Math.exp(results.reduce((sum, r) => sum + Math.log(r.ratio), 0) / results.length);
+console.log(`geometric mean ${geomean.toFixed(2)} (worst ${Math.max(...results.map((r) => r.ratio)).toFixed(2)})`);
 if (json) writeFileSync(json, JSON.stringify({ node: process.versions.node, rows, reps, results }, null, 2));
