@@ -108,10 +108,11 @@ impl Cells {
         js.set_element(self.array.get(js)?, index, value)
     }
 
-    /// Empties a cell (its value may be collected) for reuse.
+    /// Empties a cell (its value may be collected) for reuse. With a JS exception
+    /// pending (a callback threw) Node-API writes nothing: the value then stays until the
+    /// cell is reused.
     pub fn release(&self, js: Napi, index: u32) {
-        if js.undefined().and_then(|u| self.set(js, index, u)).is_ok() {
-            self.free.borrow_mut().push(index);
-        }
+        let _ = js.undefined().and_then(|u| self.set(js, index, u));
+        self.free.borrow_mut().push(index);
     }
 }
