@@ -325,3 +325,107 @@ pub fn create_aggregate<A: AggregateFunction>(
         Err(last_error(conn))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conn() -> Connection {
+        Connection::open_in_memory().expect("in-memory database")
+    }
+
+    const PLAIN: FunctionFlags = FunctionFlags {
+        deterministic: false,
+        direct_only: false,
+    };
+
+    /// Doubles integers; panics on text (a Rust failure inside a callback).
+    struct Double;
+
+    impl ScalarFunction for Double {
+        fn call(&self, args: &[SqlValue], out: &mut ResultSink) {
+            match args[0].get() {
+                ValueRef::Integer(n) => out.set(ValueRef::Integer(n * 2)),
+                ValueRef::Text(_) => panic!("text"),
+                _ => out.fail(b"not a number"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_scalar_function_runs_and_its_failures_are_errors() {
+        let conn = conn();
+        create_scalar(&conn, b"double", 1, PLAIN, Double).unwrap();
+        let n: i64 = conn.query_row("SELECT double(21)", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 42);
+        let err = conn
+            .query_row("SELECT double(1.5)", [], |r| r.get::<_, i64>(0))
+            .unwrap_err();
+        assert!(err.to_string().contains("not a number"), "{err}");
+        // A panic fails the statement; the connection stays usable.
+        let err = conn
+            .query_row("SELECT double('x')", [], |r| r.get::<_, i64>(0))
+            .unwrap_err();
+        assert!(err.to_string().contains("a user callback panicked"), "{err}");
+        let n: i64 = conn.query_row("SELECT double(2)", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 4);
+        let err = conn
+            .query_row("SELECT double(1, 2)", [], |r| r.get::<_, i64>(0))
+            .unwrap_err();
+        assert!(err.to_string().contains("wrong number of arguments"), "{err}");
+    }
+
+    #[test]
+    fn a_name_is_cut_at_nul_and_a_bad_one_is_sqlites_error() {
+        let conn = conn();
+        create_scalar(&conn, b"twice\0ignored", 1, PLAIN, Double).unwrap();
+        let n: i64 = conn.query_row("SELECT twice(3)", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 6);
+        assert!(create_scalar(&conn, &[b'x'; 300], 1, PLAIN, Double).is_err());
+    }
+
+    /// Sums integers; records its callbacks in the state.
+    struct Sum;
+
+    impl AggregateFunction for Sum {
+        type State = (i64, u32);
+        fn step(&self, state: &mut Option<(i64, u32)>, args: &[SqlValue], inverse: bool, _out: &mut ResultSink) {
+            let (total, calls) = state.get_or_insert((0, 0));
+            let ValueRef::Integer(n) = args[0].get() else { return };
+            *total += if inverse { -n } else { n };
+            *calls += 1;
+        }
+        fn value(&self, state: &mut Option<(i64, u32)>, _is_final: bool, out: &mut ResultSink) {
+            out.set(ValueRef::Integer(state.map_or(-1, |(total, _)| total)));
+        }
+    }
+
+    #[test]
+    fn aggregates_keep_one_state_per_group_and_window_frames_slide() {
+        let conn = conn();
+        create_aggregate(&conn, b"total", 1, PLAIN, true, Sum).unwrap();
+        conn.execute_batch("CREATE TABLE t(g, x); INSERT INTO t VALUES (1, 1), (1, 2), (2, 10), (2, 20), (2, 30);")
+            .unwrap();
+        let mut stmt = conn.prepare("SELECT g, total(x) FROM t GROUP BY g ORDER BY g").unwrap();
+        let groups: Vec<(i64, i64)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(groups, [(1, 3), (2, 60)]);
+        // No rows: the final call sees no state.
+        let empty: i64 = conn
+            .query_row("SELECT total(x) FROM t WHERE 0", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(empty, -1);
+        let mut stmt = conn
+            .prepare("SELECT total(x) OVER (ORDER BY rowid ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t")
+            .unwrap();
+        let frames: Vec<i64> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(frames, [1, 3, 12, 30, 50]);
+    }
+}

@@ -408,3 +408,117 @@ pub fn create_module<M: TableModule>(
         Err(last_error(conn))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::types::ValueRef;
+
+    /// `count(n)`: rows 0..n; a table made by CREATE VIRTUAL TABLE counts to its argument.
+    struct Counter;
+
+    struct CounterTable {
+        names: Vec<String>,
+        fixed: Option<i64>,
+    }
+
+    #[derive(Default)]
+    struct Cursor {
+        at: i64,
+        end: i64,
+    }
+
+    impl TableModule for Counter {
+        type Table = CounterTable;
+        fn connect(&self, args: &[&[u8]]) -> Result<TableDecl<CounterTable>, Option<String>> {
+            let fixed = match args.get(3).copied() {
+                Some(b"fail") => return Err(Some("refused".into())),
+                Some(arg) => Some(std::str::from_utf8(arg).unwrap().trim().parse().unwrap()),
+                None => None,
+            };
+            Ok(TableDecl {
+                sql: b"CREATE TABLE x(\"count\" HIDDEN, n)".to_vec(),
+                direct_only: false,
+                table: CounterTable {
+                    names: vec!["count".into()],
+                    fixed,
+                },
+            })
+        }
+    }
+
+    impl VirtualTable for CounterTable {
+        type Cursor = Cursor;
+        fn parameter_names(&self) -> &[String] {
+            &self.names
+        }
+        fn open(&self) -> Cursor {
+            Cursor::default()
+        }
+        fn filter(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> Result<(), ()> {
+            cursor.at = 0;
+            cursor.end = match &args[0] {
+                Some(v) => match v.get() {
+                    ValueRef::Integer(n) => n,
+                    _ => panic!("count must be an integer"),
+                },
+                None => self.fixed.unwrap_or(0),
+            };
+            Ok(())
+        }
+        fn next(&self, cursor: &mut Cursor) -> Result<(), ()> {
+            cursor.at += 1;
+            Ok(())
+        }
+        fn eof(&self, cursor: &Cursor) -> bool {
+            cursor.at >= cursor.end
+        }
+        fn column(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> Result<(), ()> {
+            out.set(ValueRef::Integer(if column == 0 { cursor.end } else { cursor.at }));
+            Ok(())
+        }
+        fn rowid(&self, cursor: &Cursor) -> i64 {
+            cursor.at
+        }
+    }
+
+    fn numbers(conn: &Connection, sql: &str) -> rusqlite::Result<Vec<i64>> {
+        let mut stmt = conn.prepare(sql)?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        rows.collect()
+    }
+
+    #[test]
+    fn an_eponymous_table_takes_its_parameters_by_equality_only() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_module(&conn, b"count", true, Counter).unwrap();
+        assert_eq!(numbers(&conn, "SELECT n FROM count(3)").unwrap(), [0, 1, 2]);
+        assert_eq!(numbers(&conn, "SELECT n FROM count WHERE count = 2").unwrap(), [0, 1]);
+        assert_eq!(numbers(&conn, "SELECT count FROM count(2)").unwrap(), [2, 2]);
+        let err = numbers(&conn, "SELECT n FROM count WHERE count > 2").unwrap_err();
+        assert!(
+            err.to_string().contains("can only be constrained by the '=' operator"),
+            "{err}"
+        );
+        // A panic in a callback fails the statement; the connection stays usable.
+        let err = numbers(&conn, "SELECT n FROM count('x')").unwrap_err();
+        assert!(err.to_string().contains("panicked"), "{err}");
+        assert_eq!(numbers(&conn, "SELECT n FROM count(1)").unwrap(), [0]);
+        let err = conn.execute_batch("CREATE VIRTUAL TABLE c USING count(2)").unwrap_err();
+        assert!(err.to_string().contains("no such module"), "{err}");
+    }
+
+    #[test]
+    fn a_module_makes_tables_only_by_create_virtual_table() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_module(&conn, b"counter", false, Counter).unwrap();
+        assert!(numbers(&conn, "SELECT n FROM counter(2)").is_err());
+        conn.execute_batch("CREATE VIRTUAL TABLE four USING counter(4)")
+            .unwrap();
+        assert_eq!(numbers(&conn, "SELECT n FROM four").unwrap(), [0, 1, 2, 3]);
+        let err = conn
+            .execute_batch("CREATE VIRTUAL TABLE bad USING counter(fail)")
+            .unwrap_err();
+        assert!(err.to_string().contains("refused"), "{err}");
+    }
+}
