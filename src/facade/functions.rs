@@ -224,7 +224,9 @@ impl JsAggregate {
         let Some(acc) = self.acc(group)? else {
             return Ok(());
         };
-        let state = group.as_mut().expect("made by acc()");
+        let Some(state) = group.as_mut() else {
+            return Ok(());
+        };
         if !is_final {
             state.is_window = true;
         } else if state.is_window {
