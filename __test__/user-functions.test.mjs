@@ -166,6 +166,13 @@ differential('function: the connection is busy while a statement runs the callba
     }
   });
   check('caught busy', () => db.prepare('SELECT caught()').pluck().get());
+  const second = new db.constructor(':memory:');
+  db.function('elsewhere', () => second.prepare('SELECT 40 + 2').pluck().get());
+  check('another connection is not busy', () => db.prepare('SELECT elsewhere()').pluck().get());
+  second.function('back', () => db.prepare('SELECT 5'));
+  db.function('round_trip', () => second.prepare('SELECT back()').get());
+  check('busy through another connection', () => db.prepare('SELECT round_trip()').get());
+  second.close();
   const it = db.prepare('SELECT x FROM t').iterate();
   it.next();
   check('register while iterating', () => db.function('f', () => 1));
@@ -453,6 +460,14 @@ test('store.db: functions, aggregates and tables on the store connection, inside
   assert.equal(db.inTransaction, false);
   assert.equal(store.getAgent('a3'), null);
   assert.equal(store.listAllAgents().length, 2);
+  // The store's methods run statements on the same connection: busy, as on better-sqlite3.
+  db.function('peek', (id) => store.getAgent(id)?.cli ?? null);
+  assert.throws(() => db.prepare("SELECT peek('a1')").get(), { name: 'TypeError', message: 'This database connection is busy executing a query' });
+  assert.equal(store.getAgent('a1').cli, 'codex');
+  const other = new EsmDatabase(':memory:');
+  t.after(() => other.close());
+  other.function('peek', (id) => store.getAgent(id)?.cli ?? null);
+  assert.equal(other.prepare("SELECT peek('a2')").pluck().get(), 'claude');
 });
 
 test('a callback that throws leaves nothing behind: many throws, then normal use', (t) => {

@@ -9,7 +9,7 @@ use napi_derive::napi;
 use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{report, set_result, value_js, Cells};
+use crate::js::callbacks::{report, set_result, value_js, Cells, Running};
 use crate::js::napi::{JsRef, Napi, Raw};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
@@ -45,6 +45,8 @@ fn args_js(js: Napi, out: &mut Argv, args: &[SqlValue], safe_ints: bool) -> SRes
 
 struct JsFunction {
     js: Napi,
+    /// The connection's handle (busy while this runs).
+    db: u32,
     f: JsRef,
     name: String,
     safe_ints: bool,
@@ -53,6 +55,7 @@ struct JsFunction {
 impl JsFunction {
     fn run(&self, args: &[SqlValue], out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let mut argv = Argv::new();
         args_js(js, &mut argv, args, self.safe_ints)?;
@@ -91,6 +94,7 @@ pub fn facade_function(
         let (bytes, name) = name_of(&name)?;
         let imp = JsFunction {
             js,
+            db,
             f: js.keep(f.raw())?,
             name,
             safe_ints,
@@ -108,6 +112,8 @@ const START: u32 = 0;
 
 struct JsAggregate {
     js: Napi,
+    /// The connection's handle (busy while this runs).
+    db: u32,
     /// The running value of each group, and `start` in cell START.
     cells: Cells,
     start_is_function: bool,
@@ -203,6 +209,7 @@ impl JsAggregate {
 
     fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> SResult<()> {
         let js = self.js;
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());
@@ -220,6 +227,7 @@ impl JsAggregate {
 
     fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());
@@ -300,6 +308,7 @@ pub fn facade_aggregate(
         let window = inverse.is_some();
         let imp = JsAggregate {
             js,
+            db,
             cells,
             start_is_function: start.is_function(),
             step: js.keep(step.raw())?,

@@ -9,7 +9,7 @@ use napi_derive::napi;
 use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{report, set_result, value_js};
+use crate::js::callbacks::{report, set_result, value_js, Running};
 use crate::js::napi::{JsRef, Napi, Raw};
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
@@ -20,6 +20,7 @@ use super::functions::not_busy;
 
 struct JsModule {
     js: Napi,
+    db: u32,
     factory: JsRef,
     name: String,
 }
@@ -48,6 +49,7 @@ impl JsModule {
             direct_only,
             table: JsTable {
                 js,
+                db: self.db,
                 open,
                 parameter_names,
                 safe_ints,
@@ -70,6 +72,9 @@ impl TableModule for JsModule {
 
 struct JsTable {
     js: Napi,
+    /// The connection's handle (busy while a scan runs). Not while a table is made: the
+    /// factory runs inside `prepare`, where better-sqlite3 does not count it busy.
+    db: u32,
     /// The JS layer's `open(...args)`: starts a scan, giving `[row, pull]`.
     open: JsRef,
     parameter_names: Vec<String>,
@@ -89,6 +94,7 @@ struct Cursor {
 impl JsTable {
     fn start(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> SResult<()> {
         let js = self.js;
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
@@ -112,6 +118,7 @@ impl JsTable {
 
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let Some(pull) = &cursor.pull else {
             cursor.done = true;
@@ -125,6 +132,7 @@ impl JsTable {
 
     fn value(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let row = cursor
             .row
@@ -187,6 +195,7 @@ pub fn facade_table(env: Env, db: u32, factory: JsVal, name: JsVal, eponymous: b
         let bytes = name.sqlite_text()?.to_vec();
         let imp = JsModule {
             js,
+            db,
             factory: js.keep(factory.raw())?,
             name: String::from_utf8_lossy(&bytes).into_owned(),
         };

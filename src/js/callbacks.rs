@@ -14,6 +14,38 @@ use crate::js::throw::Throw;
 use crate::js::value::JsVal;
 use crate::sqlite::raw::functions::ResultSink;
 
+thread_local! {
+    /// The connections (by handle) whose user callback is running on this thread,
+    /// innermost last, and how many there are (the check's fast path).
+    static RUNNING: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Marks connection `db` busy while a callback SQLite runs for one of its statements:
+/// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
+/// store's methods included, as they run statements).
+pub struct Running(());
+
+impl Running {
+    pub fn enter(db: u32) -> Running {
+        RUNNING.with(|running| running.borrow_mut().push(db));
+        DEPTH.with(|depth| depth.set(depth.get() + 1));
+        Running(())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|running| running.borrow_mut().pop());
+        DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
+    }
+}
+
+/// Whether a callback of connection `db`'s statement is running (see [`Running`]).
+pub fn running_on(db: u32) -> bool {
+    DEPTH.with(|depth| depth.get()) > 0 && RUNNING.with(|running| running.borrow().contains(&db))
+}
+
 /// A SQLite value as a callback argument: INTEGER as a number, or a BigInt with
 /// `safeIntegers`; TEXT decoded by V8; BLOB as a new Buffer.
 pub fn value_js(js: Napi, value: ValueRef<'_>, safe_ints: bool) -> SResult<Raw> {
