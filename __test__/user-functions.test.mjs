@@ -138,8 +138,15 @@ differential('function: a throw in the callback surfaces as itself through run/g
 differential('function: the connection is busy while a statement runs the callback', (db, check) => {
   table(db);
   const other = db.prepare('SELECT 1');
+  const cached = db.prepare('SELECT 7');
   const calls = {
     prepare: () => db.prepare('SELECT 2'),
+    prepareAgain: () => db.prepare('SELECT 7'),
+    pluck: () => cached.pluck(),
+    raw: () => cached.raw(false),
+    expand: () => cached.expand(),
+    columns: () => cached.columns(),
+    bind: () => db.prepare('SELECT ?').bind(1),
     exec: () => db.exec('SELECT 2'),
     get: () => other.get(),
     run: () => db.prepare('SELECT 1').run(),
@@ -157,6 +164,12 @@ differential('function: the connection is busy while a statement runs the callba
     check(`${name} in exec`, () => db.exec(`SELECT use_${name}()`));
     check(`${name} in iterate`, () => [...db.prepare(`SELECT use_${name}() FROM t`).iterate()]);
   }
+  check('mode switch on a closed connection', () => {
+    const closing = new db.constructor(':memory:');
+    const stmt = closing.prepare('SELECT 1');
+    closing.close();
+    return stmt.pluck() === stmt;
+  });
   db.function('caught', () => {
     try {
       db.prepare('SELECT 3');
@@ -169,7 +182,7 @@ differential('function: the connection is busy while a statement runs the callba
   const second = new db.constructor(':memory:');
   db.function('elsewhere', () => second.prepare('SELECT 40 + 2').pluck().get());
   check('another connection is not busy', () => db.prepare('SELECT elsewhere()').pluck().get());
-  second.function('back', () => db.prepare('SELECT 5'));
+  second.function('back', () => db.prepare('SELECT 1'));
   db.function('round_trip', () => second.prepare('SELECT back()').get());
   check('busy through another connection', () => db.prepare('SELECT round_trip()').get());
   second.close();

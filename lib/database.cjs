@@ -47,6 +47,8 @@ const SHARED_MAX = 256;
 let slots = null;
 const LAST_ROWID = 0;
 const ROW_SHAPE = 1;
+/** How many user callbacks run on this thread: when not 0, a connection may be busy. */
+const CALLBACKS = 2;
 native.onLoad(() => {
   slots = native.resultSlots();
 });
@@ -57,7 +59,10 @@ function sharedStatement(n, source) {
   if (cache === undefined) sharedByConnection.set(n, (cache = new Map()));
   const hit = cache.get(source);
   // A closed connection prepares nothing: the native call throws better-sqlite3's error.
-  if (hit !== undefined && n.open) return hit;
+  if (hit !== undefined && n.open) {
+    if (slots[CALLBACKS] !== 0) native.facadeCheckIdle(n.handle);
+    return hit;
+  }
   const entry = unpackStatement(native.facadePrepare(n.handle, source));
   statementRegistry.register(entry, { n, id: entry.id });
   if (cache.size >= SHARED_MAX) cache.delete(cache.keys().next().value);
@@ -201,6 +206,7 @@ class Statement {
 
   #setMode(name, mode, args) {
     if (!this.#reader) throw new TypeError(`The ${name}() method is only for statements that return data`);
+    if (slots[CALLBACKS] !== 0) native.facadeCheckIdle(this.#h);
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const use = booleanArg(args);
     this.#mode = use ? mode : this.#mode === mode ? FLAT : this.#mode;

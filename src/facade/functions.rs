@@ -55,7 +55,7 @@ struct JsFunction {
 impl JsFunction {
     fn run(&self, args: &[SqlValue], out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(self.db);
+        let _running = Running::enter(js, self.db);
         let _scope = js.scope()?;
         let mut argv = Argv::new();
         args_js(js, &mut argv, args, self.safe_ints)?;
@@ -209,7 +209,7 @@ impl JsAggregate {
 
     fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(self.db);
+        let _running = Running::enter(js, self.db);
         let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());
@@ -227,7 +227,7 @@ impl JsAggregate {
 
     fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(self.db);
+        let _running = Running::enter(js, self.db);
         let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());

@@ -94,7 +94,7 @@ struct Cursor {
 impl JsTable {
     fn start(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(self.db);
+        let _running = Running::enter(js, self.db);
         let _scope = js.scope()?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
@@ -118,7 +118,7 @@ impl JsTable {
 
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(self.db);
+        let _running = Running::enter(js, self.db);
         let _scope = js.scope()?;
         let Some(pull) = &cursor.pull else {
             cursor.done = true;
@@ -132,7 +132,7 @@ impl JsTable {
 
     fn value(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(self.db);
+        let _running = Running::enter(js, self.db);
         let _scope = js.scope()?;
         let row = cursor
             .row

@@ -10,6 +10,7 @@ use rusqlite::types::ValueRef;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::bound_from_js;
 use crate::js::napi::{JsRef, Napi, Raw};
+use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
 use crate::sqlite::raw::functions::ResultSink;
@@ -24,26 +25,47 @@ thread_local! {
 /// Marks connection `db` busy while a callback SQLite runs for one of its statements:
 /// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
 /// store's methods included, as they run statements).
-pub struct Running(());
+pub struct Running(Napi);
 
 impl Running {
-    pub fn enter(db: u32) -> Running {
+    pub fn enter(js: Napi, db: u32) -> Running {
         RUNNING.with(|running| running.borrow_mut().push(db));
-        DEPTH.with(|depth| depth.set(depth.get() + 1));
-        Running(())
+        let depth = DEPTH.with(|depth| {
+            depth.set(depth.get() + 1);
+            depth.get()
+        });
+        // The slot only lets JS skip the check when no callback runs: if it cannot be
+        // written, the native checks still refuse.
+        let _ = slots::set(js, slots::CALLBACKS, depth as f64);
+        Running(js)
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         RUNNING.with(|running| running.borrow_mut().pop());
-        DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
+        let depth = DEPTH.with(|depth| {
+            depth.set(depth.get().saturating_sub(1));
+            depth.get()
+        });
+        let _ = slots::set(self.0, slots::CALLBACKS, depth as f64);
     }
 }
 
 /// Whether a callback of connection `db`'s statement is running (see [`Running`]).
 pub fn running_on(db: u32) -> bool {
     DEPTH.with(|depth| depth.get()) > 0 && RUNNING.with(|running| running.borrow().contains(&db))
+}
+
+/// Refuses JS-only work on connection `db` while one of its callbacks runs (the glue
+/// asks only when the CALLBACKS slot says some callback runs). Unlike `with_handle`, a
+/// closed connection is not an error: better-sqlite3's mode switches work on one.
+#[napi_derive::napi]
+pub fn facade_check_idle(env: napi::Env, db: u32) -> napi::Result<()> {
+    if running_on(db) {
+        return Err(StoreError::type_error("This database connection is busy executing a query").throw(env.raw()));
+    }
+    Ok(())
 }
 
 /// A SQLite value as a callback argument: INTEGER as a number, or a BigInt with

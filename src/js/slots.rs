@@ -13,7 +13,10 @@ use crate::js::throw::Throw;
 pub const LAST_ROWID: usize = 0;
 /// The shape of the one-column row a FLAT `get` returns as its value, or -1.
 pub const ROW_SHAPE: usize = 1;
-const COUNT: usize = 2;
+/// How many user callbacks are running on this thread (`js::callbacks::Running`): JS
+/// checks the connection is not busy only when this is not 0.
+pub const CALLBACKS: usize = 2;
+const COUNT: usize = 3;
 
 thread_local! {
     // One JS environment per thread (the main thread's, or a worker's).
