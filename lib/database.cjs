@@ -47,7 +47,7 @@ const SHARED_MAX = 256;
 let slots = null;
 const LAST_ROWID = 0;
 const ROW_SHAPE = 1;
-/** How many user callbacks run on this thread: when not 0, a connection may be busy. */
+/** How many user callbacks are registered on this thread: when not 0, one may be running. */
 const CALLBACKS = 2;
 native.onLoad(() => {
   slots = native.resultSlots();

@@ -9,7 +9,7 @@ use napi_derive::napi;
 use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{report, set_result, value_js, Cells, Running};
+use crate::js::callbacks::{report, set_result, value_js, Cells, Registered, Running};
 use crate::js::napi::{JsRef, Napi, Raw};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
@@ -47,6 +47,7 @@ struct JsFunction {
     js: Napi,
     /// The connection's handle (busy while this runs).
     db: u32,
+    _registered: Registered,
     f: JsRef,
     name: String,
     safe_ints: bool,
@@ -55,7 +56,7 @@ struct JsFunction {
 impl JsFunction {
     fn run(&self, args: &[SqlValue], out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(js, self.db);
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let mut argv = Argv::new();
         args_js(js, &mut argv, args, self.safe_ints)?;
@@ -95,6 +96,7 @@ pub fn facade_function(
         let imp = JsFunction {
             js,
             db,
+            _registered: Registered::new(js),
             f: js.keep(f.raw())?,
             name,
             safe_ints,
@@ -114,6 +116,7 @@ struct JsAggregate {
     js: Napi,
     /// The connection's handle (busy while this runs).
     db: u32,
+    _registered: Registered,
     /// The running value of each group, and `start` in cell START.
     cells: Cells,
     start_is_function: bool,
@@ -209,7 +212,7 @@ impl JsAggregate {
 
     fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(js, self.db);
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());
@@ -227,7 +230,7 @@ impl JsAggregate {
 
     fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(js, self.db);
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());
@@ -309,6 +312,7 @@ pub fn facade_aggregate(
         let imp = JsAggregate {
             js,
             db,
+            _registered: Registered::new(js),
             cells,
             start_is_function: start.is_function(),
             step: js.keep(step.raw())?,

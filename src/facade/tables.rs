@@ -9,7 +9,7 @@ use napi_derive::napi;
 use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{report, set_result, value_js, Running};
+use crate::js::callbacks::{report, set_result, value_js, Registered, Running};
 use crate::js::napi::{JsRef, Napi, Raw};
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
@@ -21,6 +21,7 @@ use super::functions::not_busy;
 struct JsModule {
     js: Napi,
     db: u32,
+    _registered: Registered,
     factory: JsRef,
     name: String,
 }
@@ -94,7 +95,7 @@ struct Cursor {
 impl JsTable {
     fn start(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(js, self.db);
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
@@ -118,7 +119,7 @@ impl JsTable {
 
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(js, self.db);
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let Some(pull) = &cursor.pull else {
             cursor.done = true;
@@ -132,7 +133,7 @@ impl JsTable {
 
     fn value(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _running = Running::enter(js, self.db);
+        let _running = Running::enter(self.db);
         let _scope = js.scope()?;
         let row = cursor
             .row
@@ -196,6 +197,7 @@ pub fn facade_table(env: Env, db: u32, factory: JsVal, name: JsVal, eponymous: b
         let imp = JsModule {
             js,
             db,
+            _registered: Registered::new(js),
             factory: js.keep(factory.raw())?,
             name: String::from_utf8_lossy(&bytes).into_owned(),
         };

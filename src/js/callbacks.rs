@@ -17,48 +17,67 @@ use crate::sqlite::raw::functions::ResultSink;
 
 thread_local! {
     /// The connections (by handle) whose user callback is running on this thread,
-    /// innermost last, and how many there are (the check's fast path).
+    /// innermost last.
     static RUNNING: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
-    static DEPTH: Cell<usize> = const { Cell::new(0) };
+    /// How many callbacks are registered on this thread's connections.
+    static REGISTERED: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Marks connection `db` busy while a callback SQLite runs for one of its statements:
 /// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
 /// store's methods included, as they run statements).
-pub struct Running(Napi);
+pub struct Running(());
 
 impl Running {
-    pub fn enter(js: Napi, db: u32) -> Running {
+    pub fn enter(db: u32) -> Running {
         RUNNING.with(|running| running.borrow_mut().push(db));
-        let depth = DEPTH.with(|depth| {
-            depth.set(depth.get() + 1);
-            depth.get()
-        });
-        // The slot only lets JS skip the check when no callback runs: if it cannot be
-        // written, the native checks still refuse.
-        let _ = slots::set(js, slots::CALLBACKS, depth as f64);
-        Running(js)
+        Running(())
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         RUNNING.with(|running| running.borrow_mut().pop());
-        let depth = DEPTH.with(|depth| {
-            depth.set(depth.get().saturating_sub(1));
-            depth.get()
-        });
-        let _ = slots::set(self.0, slots::CALLBACKS, depth as f64);
     }
 }
 
 /// Whether a callback of connection `db`'s statement is running (see [`Running`]).
 pub fn running_on(db: u32) -> bool {
-    DEPTH.with(|depth| depth.get()) > 0 && RUNNING.with(|running| running.borrow().contains(&db))
+    RUNNING.with(|running| {
+        let running = running.borrow();
+        !running.is_empty() && running.contains(&db)
+    })
+}
+
+/// Counts a registered callback for as long as SQLite keeps it, in the CALLBACKS result
+/// slot: the JS layer asks whether a connection is busy (`facadeCheckIdle`) only when a
+/// callback exists that could be running, so its checks cost nothing otherwise.
+pub struct Registered(Napi);
+
+impl Registered {
+    pub fn new(js: Napi) -> Registered {
+        count_registered(js, 1);
+        Registered(js)
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        count_registered(self.0, -1);
+    }
+}
+
+fn count_registered(js: Napi, delta: i32) {
+    let count = REGISTERED.with(|count| {
+        count.set(count.get().saturating_add_signed(delta));
+        count.get()
+    });
+    // Unwritable (the environment is gone): nothing is left to check then.
+    let _ = slots::set(js, slots::CALLBACKS, f64::from(count));
 }
 
 /// Refuses JS-only work on connection `db` while one of its callbacks runs (the glue
-/// asks only when the CALLBACKS slot says some callback runs). Unlike `with_handle`, a
+/// asks only when the CALLBACKS slot says some callback is registered). Unlike `with_handle`, a
 /// closed connection is not an error: better-sqlite3's mode switches work on one.
 #[napi_derive::napi]
 pub fn facade_check_idle(env: napi::Env, db: u32) -> napi::Result<()> {

@@ -13,8 +13,8 @@ use crate::js::throw::Throw;
 pub const LAST_ROWID: usize = 0;
 /// The shape of the one-column row a FLAT `get` returns as its value, or -1.
 pub const ROW_SHAPE: usize = 1;
-/// How many user callbacks are running on this thread (`js::callbacks::Running`): JS
-/// checks the connection is not busy only when this is not 0.
+/// How many user callbacks are registered on this thread (`js::callbacks::Registered`):
+/// JS checks whether a connection is busy only when this is not 0.
 pub const CALLBACKS: usize = 2;
 const COUNT: usize = 3;
 
