@@ -517,6 +517,51 @@ export interface BackupOptions {
   progress?: (info: BackupMetadata) => number | undefined;
 }
 
+/** Options of `db.function()` (better-sqlite3's, all false by default). */
+export interface FunctionOptions {
+  /** Any number of arguments (else exactly `fn.length`). */
+  varargs?: boolean;
+  /** Same arguments, same result: SQLite may use it in indexes and factor calls out. */
+  deterministic?: boolean;
+  /** Only from top-level SQL: not in views, triggers, CHECK or DEFAULT clauses. */
+  directOnly?: boolean;
+  /** INTEGER arguments as BigInt (the default is the connection's). */
+  safeIntegers?: boolean;
+}
+
+/** Options of `db.aggregate()`. */
+export interface AggregateOptions<T = unknown> extends FunctionOptions {
+  /** The initial value, or a function returning it for each group (default null). */
+  start?: T | (() => T);
+  /** The new value from the current one and a row's arguments (undefined keeps it). */
+  step: (total: T, ...args: any[]) => T | void;
+  /** Removes a row from a window frame: makes the aggregate a window function. */
+  inverse?: (total: T, ...args: any[]) => T | void;
+  /** The SQL result from the value (default: the value itself). */
+  result?: (total: T) => unknown;
+}
+
+/** A virtual table of `db.table()`. */
+export interface VirtualTableDefinition {
+  /** The column names. */
+  columns: string[];
+  /** Yields each row as an array (in column order) or as an object keyed by column. */
+  rows: (...parameters: any[]) => Generator<unknown[] | Record<string, unknown>, void, undefined>;
+  /** The table-valued parameters, hidden columns (default `$1`... by `rows.length`). */
+  parameters?: string[];
+  /** INTEGER parameters as BigInt (the default is the connection's). */
+  safeIntegers?: boolean;
+  /** Only from top-level SQL: not in views or triggers. */
+  directOnly?: boolean;
+}
+
+/** `this` of a `db.table()` factory: what the `CREATE VIRTUAL TABLE` statement named. */
+export interface VirtualTableContext {
+  module: string;
+  database: string;
+  table: string;
+}
+
 /** A better-sqlite3-compatible connection (the same class as `store.db`). */
 export declare class Database {
   /** A file, `":memory:"` or `""` (temporary), or the bytes of `serialize()` (in memory). */
@@ -543,8 +588,22 @@ export declare class Database {
   unsafeMode(toggle?: boolean): this;
   /** Loads a compiled SQLite extension (`sqlite3_load_extension`). */
   loadExtension(path: string, entryPoint?: string): this;
-  // Not supported yet, and so not declared: function, aggregate, table (each throws a
-  // TypeError saying so).
+  /**
+   * A JS function callable from SQL (better-sqlite3 12's `db.function`): it takes as many
+   * arguments as `fn.length` says (any number with `varargs`), runs inside the statement
+   * that calls it, and its throw is what that statement call throws.
+   */
+  function(name: string, fn: (...args: any[]) => unknown): this;
+  function(name: string, options: FunctionOptions | null | undefined, fn: (...args: any[]) => unknown): this;
+  /** A JS aggregate, and a window function when `inverse` is given (better-sqlite3's `db.aggregate`). */
+  aggregate<T = unknown>(name: string, options: AggregateOptions<T>): this;
+  /**
+   * A read-only virtual table whose rows a generator yields (better-sqlite3's `db.table`):
+   * a definition makes the table `name` itself; a factory makes one table per
+   * `CREATE VIRTUAL TABLE t USING name(args)`, called with those arguments.
+   */
+  table(name: string, definition: VirtualTableDefinition): this;
+  table(name: string, factory: (this: VirtualTableContext, ...args: string[]) => VirtualTableDefinition): this;
   /**
    * Online backup into `filename` (better-sqlite3 12's contract): resolves once the copy is
    * complete. The copy advances one step per event-loop turn; `progress` is called after

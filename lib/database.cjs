@@ -6,6 +6,7 @@ const { dirname } = require('node:path');
 
 const native = require('./native.cjs');
 const backupMethods = require('./backup.cjs');
+const { callbackMethods } = require('./database/functions.cjs');
 const { SqliteError } = require('./errors.cjs');
 const { rowOfValues, safeResult } = require('./cells.cjs');
 const { defaultSafeIntegers, setDefaultSafeIntegers } = require('./connection-state.cjs');
@@ -67,10 +68,22 @@ const LAST_ROWID = 0;
 const ROW_SHAPE = 1;
 /** The handle + 1 of the connection whose `verbose` logger is running, else 0. */
 const BUSY = 2;
+/** How many user callbacks are registered on this thread: when not 0, one may be running. */
+const CALLBACKS = 6;
 native.onLoad(() => {
   slots = native.resultSlots();
 });
 const sharedByConnection = new WeakMap();
+
+/**
+ * better-sqlite3's refusal, for what JS answers without a native call (the row-mode
+ * and safe-integer setters; a reused prepare checks the same), while connection `h` runs its `verbose` logger or one of its
+ * user callbacks (asked of the native side only when some callback is registered).
+ */
+function refuseWhileBusy(h) {
+  if (slots[BUSY] === h + 1) throw new TypeError(BUSY_DB);
+  if (slots[CALLBACKS] !== 0) native.facadeCheckIdle(h);
+}
 
 function sharedStatement(n, source) {
   let cache = sharedByConnection.get(n);
@@ -78,7 +91,10 @@ function sharedStatement(n, source) {
   if (slots[BUSY] === n.handle + 1) throw new TypeError(BUSY_DB);
   const hit = cache.get(source);
   // A closed connection prepares nothing: the native call throws better-sqlite3's error.
-  if (hit !== undefined && n.open) return hit;
+  if (hit !== undefined && n.open) {
+    if (slots[CALLBACKS] !== 0) native.facadeCheckIdle(n.handle);
+    return hit;
+  }
   const entry = unpackStatement(native.facadePrepare(n.handle, source));
   statementRegistry.register(entry, { n, id: entry.id });
   if (cache.size >= SHARED_MAX) cache.delete(cache.keys().next().value);
@@ -176,7 +192,10 @@ class Statement {
       this.#locked = false;
     };
     const done = () => ({ value: undefined, done: true });
-    return Object.assign(Object.create(StatementIterator.prototype), {
+    // better-sqlite3's iterator names its statement (read-only, enumerable).
+    const statement = this;
+    const iterator = Object.defineProperty(Object.create(StatementIterator.prototype), 'statement', { value: statement, enumerable: true });
+    return Object.assign(iterator, {
       next() {
         if (!alive) return done();
         let out;
@@ -229,7 +248,7 @@ class Statement {
 
   #setMode(name, mode, args) {
     if (!this.#reader) throw new TypeError(`The ${name}() method is only for statements that return data`);
-    if (slots[BUSY] === this.#h + 1) throw new TypeError(BUSY_DB);
+    refuseWhileBusy(this.#h);
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const use = booleanArg(args);
     const current = this.#mode & BASE_MODE;
@@ -247,7 +266,7 @@ class Statement {
   }
 
   safeIntegers(...args) {
-    if (slots[BUSY] === this.#h + 1) throw new TypeError(BUSY_DB);
+    refuseWhileBusy(this.#h);
     if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
     return this;
@@ -438,15 +457,7 @@ Object.assign(Database.prototype, {
     return this;
   },
 
-  function() {
-    throw notSupported('db.function() (user-defined functions)');
-  },
-  aggregate() {
-    throw notSupported('db.aggregate() (user-defined aggregates)');
-  },
-  table() {
-    throw notSupported('db.table() (virtual tables)');
-  },
+  ...callbackMethods((db) => db[kNative]),
   backup(filename, options) {
     return backupMethods.backup(this[kNative], filename, options);
   },

@@ -149,7 +149,7 @@ function rowOfValue(shape, value) {
 
 // A FLAT `get()` row of a few columns left in the result slots (src/facade/slotted.rs):
 // per column a kind and a number from ROW_COLUMNS on, every TEXT value in one string.
-const ROW_COLUMNS = 6;
+const ROW_COLUMNS = 7;
 const KIND_NUMBER = 0;
 const KIND_TEXT = 1;
 

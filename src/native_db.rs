@@ -259,6 +259,10 @@ fn busy() -> StoreError {
 /// Runs `f` on the connection behind `handle`, turning every failure into a thrown JS
 /// error: the one way from a native function to a connection.
 pub fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
+    // A user function of this connection is running inside one of its statements.
+    if crate::js::callbacks::running_on(handle) {
+        return Err(busy().throw(env.raw()));
+    }
     match slot_of(handle) {
         Some(slot) => with_slot(&slot, env, f),
         None => Err(StoreError::not_open().throw(env.raw())),

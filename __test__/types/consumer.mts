@@ -115,6 +115,13 @@ const txResult: number = tx(1) + tx.immediate(2) + tx.deferred(3) + tx.exclusive
 db.exec('SELECT 1').pragma('user_version');
 const backedUp: number = (await db.backup('/tmp/copy.db', { progress: (info) => (info.remainingPages > 0 ? 100 : undefined) })).totalPages;
 const bytes: Buffer = db.serialize();
+db.function('add', (a: number, b: number) => a + b).function('any', { varargs: true, deterministic: true }, (...xs: unknown[]) => xs.length);
+db.aggregate<number>('total', { start: 0, step: (t, x: number) => t + x, inverse: (t, x: number) => t - x, result: (t) => t });
+db.table('seq', { columns: ['n'], parameters: ['count'], *rows(count: number) { for (let n = 0; n < count; n++) yield [n]; } });
+db.table('csv', function (...args: string[]) {
+  const table: string = this.table;
+  return { columns: args.length ? args : [table], *rows() { yield { [table]: 1 }; } };
+});
 
 const other = new Database('/tmp/other.db', { readonly: true, fileMustExist: true, timeout: 100 });
 const flags: boolean = other.open && other.readonly && !other.memory && !other.inTransaction;
@@ -152,8 +159,10 @@ store.upsertRoleCandidate({ role_key_wire: wire, agent_id: 'a', prioritty: 1 });
 store.updateAssignStatus(job.job_id, 'failed', { erorr: 'x' });
 // @ts-expect-error an assign status that does not exist
 store.listAssigns({ status: 'done' });
-// @ts-expect-error user-defined functions are not supported
-db.function('f', () => 1);
+// @ts-expect-error an aggregate needs its step
+db.aggregate('sum', { start: 0 });
+// @ts-expect-error a table's rows come from a generator
+db.table('t', { columns: ['a'], rows: () => [[1]] });
 // @ts-expect-error an entry point is a string
 db.loadExtension('/tmp/ext.so', 1);
 // @ts-expect-error safeIntegers takes a boolean

@@ -48,6 +48,7 @@ pub fn facade_exec(env: Env, db: u32, source: JsVal) -> Result<()> {
 pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool) -> Result<String> {
     with_handle(&env, db, |core| {
         let (mut stmt, _) = prepare_one(core, &source, true)?;
+        // Busy while it runs: its logger, or a user function it calls, cannot use the connection.
         let _busy = statements(core)?;
         log_stmt(Napi::new(env.raw()), core, &stmt)?;
         if !simple {

@@ -14,18 +14,22 @@
 //! - `connection`: unsafe mode, the `verbose` logger, deserializing, extensions.
 //! - `verbose`: calling the logger before a statement runs.
 //! - `backup`: `db.backup()` steps and `db.serialize()`.
+//! - `functions`, `tables`: `db.function()`, `db.aggregate()` and `db.table()`: JS
+//!   callbacks that SQLite runs inside a statement step.
 //! - `floor`: the benchmarks' floor (record, replay from Rust).
 
 mod backup;
 mod connection;
 mod database;
 mod floor;
+mod functions;
 mod js_rows;
 mod prepare;
 mod rows;
 mod safe_rows;
 mod slotted;
 mod statement;
+mod tables;
 mod verbose;
 
 pub use statement::{facade_all, facade_get, facade_run};

@@ -71,7 +71,8 @@ pub(super) fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<
 }
 
 /// `Database::JS_exec`: every statement of the script in turn (each logged first),
-/// stopping at the first error. The connection is busy meanwhile.
+/// stopping at the first error. The connection is busy meanwhile: a user function it
+/// calls cannot use it.
 pub(super) fn exec_script(js: Napi, core: &Core, source: &JsVal) -> SResult<()> {
     no_iterators_unless_unsafe(core)?;
     let _busy = statements(core)?;

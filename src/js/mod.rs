@@ -4,9 +4,11 @@
 //! (`create`) or as cells in shared memory (`cells`), values kept across calls
 //! (`persistent`), small numbers left beside a call's result (`slots`), a connection's
 //! better-sqlite3 switches (`switches`), errors thrown into JS (`throw`), the wire
-//! protocol with the JS layer (`protocol`), and every raw Node-API call (`napi`).
+//! protocol with the JS layer (`protocol`), what user callbacks share (`callbacks`), and
+//! every raw Node-API call (`napi`).
 
 pub mod bind;
+pub mod callbacks;
 pub mod cells;
 pub mod create;
 pub mod json_in;

@@ -45,6 +45,9 @@ macro_rules! out {
     }};
 }
 
+mod call;
+pub use call::JsRef;
+
 /// Element types of typed arrays, as Node-API numbers them.
 pub type TypedArrayType = sys::napi_typedarray_type;
 

@@ -25,9 +25,12 @@ pub const CELLS_GEN: usize = 3;
 pub const CELL_ROWS: usize = 4;
 /// Their column count.
 pub const CELL_COLUMNS: usize = 5;
+/// How many user callbacks are registered on this thread (`js::callbacks::Registered`):
+/// JS checks whether a connection is busy only when this is not 0.
+pub const CALLBACKS: usize = 6;
 /// Where a slotted row's columns start: two slots per column (`lib/protocol.cjs`
 /// ROW_COLUMNS).
-pub const ROW_COLUMNS: usize = 6;
+pub const ROW_COLUMNS: usize = 7;
 /// The most columns a slotted row has.
 pub const ROW_COLUMNS_MAX: usize = 16;
 const COUNT: usize = ROW_COLUMNS + 2 * ROW_COLUMNS_MAX;

@@ -69,6 +69,11 @@ impl JsVal {
         self.napi.env()
     }
 
+    /// The value itself, to hand back to Node-API.
+    pub fn raw(&self) -> Raw {
+        self.raw
+    }
+
     pub fn is_undefined(&self) -> bool {
         self.ty == sys::ValueType::napi_undefined
     }

@@ -3,7 +3,8 @@
 //! (statements that outlive a borrow of the connection, step-by-step iteration, column
 //! metadata, per-connection `db_config` switches, better-sqlite3's exact error texts).
 //! Everything here is a safe function or a safe method on [`RawStmt`]; no other file
-//! writes `unsafe` against SQLite.
+//! writes `unsafe` against SQLite, except this module's own parts for user callbacks:
+//! `functions` (scalar functions, aggregates) and `vtab` (virtual tables).
 
 use std::borrow::Cow;
 use std::ffi::{c_char, c_int, CStr};
@@ -14,6 +15,9 @@ use rusqlite::Connection;
 
 use crate::error::StoreError;
 use crate::sqlite::floor;
+
+pub mod functions;
+pub mod vtab;
 
 /// The connection's raw handle. Valid while the `Connection` lives.
 fn db(conn: &Connection) -> *mut ffi::sqlite3 {
