@@ -501,3 +501,20 @@ test('a callback that throws leaves nothing behind: many throws, then normal use
   assert.equal(db.prepare('SELECT maybe(?)').pluck().get(4), 4);
   assert.equal(db.prepare('SELECT maybeSum(value) FROM json_each(?)').pluck().get('[1,2,3]'), 6);
 });
+
+differential('callbacks without safeIntegers take the connection default at registration', (db, check) => {
+  table(db);
+  const kinds = (...values) => values.map((v) => typeof v).join(',');
+  db.defaultSafeIntegers(true);
+  db.function('kinds_on', { varargs: true }, kinds);
+  db.aggregate('kind_on', { start: () => '', step: (acc, x) => acc + typeof x, result: (acc) => acc });
+  db.table('ints_on', { columns: ['v'], parameters: ['p'], *rows(p) { yield [typeof p]; } });
+  db.defaultSafeIntegers(false);
+  db.function('kinds_off', { varargs: true }, kinds);
+  db.function('kinds_forced', { varargs: true, safeIntegers: true }, kinds);
+  check('function registered while on', () => db.prepare('SELECT kinds_on(1, 2.5, x) FROM t').pluck().all());
+  check('function registered while off', () => db.prepare('SELECT kinds_off(1, 2.5, x) FROM t').pluck().all());
+  check('explicit option', () => db.prepare('SELECT kinds_forced(1, 2.5)').pluck().get());
+  check('aggregate', () => db.prepare('SELECT kind_on(x) FROM t').pluck().get());
+  check('table parameter', () => db.prepare('SELECT v FROM ints_on(7)').pluck().get());
+});
