@@ -7,7 +7,7 @@
 const native = require('./lib/native.cjs');
 const { SqliteError } = require('./lib/errors.cjs');
 const { Database } = require('./lib/database.cjs');
-const { createStore, uuidv7 } = require('./lib/store/index.cjs');
+const { createStore, uuidv7, checkpointStatus } = require('./lib/store/index.cjs');
 const { readStats } = require('./lib/stats.cjs');
 
 /** The hub's store-adapter asks for better-sqlite3's class; this package's stands in. */
@@ -27,4 +27,4 @@ function version() {
   }
 }
 
-module.exports = { createStore, uuidv7, importBetterSqlite3, version, readStats, Database, SqliteError };
+module.exports = { createStore, uuidv7, importBetterSqlite3, version, readStats, checkpointStatus, Database, SqliteError };

@@ -19,6 +19,7 @@ use crate::handles::Handles;
 use crate::js::rows::RowLayout;
 use crate::js::throw::Throw;
 use crate::sqlite::backup::Backups;
+use crate::sqlite::checkpointer::Checkpointer;
 use crate::sqlite::connection::{self, OpenMode};
 use crate::sqlite::statements::{StatementCache, StatementTable};
 
@@ -38,6 +39,9 @@ pub struct Core {
     pub row_layouts: RefCell<Vec<Option<RowLayout>>>,
     /// Large-log indexes and row counters; only used by the store (`store::scale`).
     pub scale: Cell<LogState>,
+    /// The store's background checkpoints (none for `Database` and before `storeOpen`).
+    /// Declared after `conn`: dropped (its thread joined) once the connection is closed.
+    pub checkpointer: RefCell<Option<Checkpointer>>,
 }
 
 /// What the store last saw of this connection's file (see `store::scale`); kept with the
@@ -149,6 +153,7 @@ impl NativeDb {
                     readonly: mode.readonly,
                     row_layouts: RefCell::default(),
                     scale: Default::default(),
+                    checkpointer: RefCell::default(),
                 };
                 let inner: Slot = Rc::new(SlotState {
                     core: RefCell::new(Some(Rc::new(core))),
@@ -223,6 +228,7 @@ impl NativeDb {
             readonly,
             row_layouts,
             scale,
+            checkpointer,
         } = core;
         statements.borrow_mut().clear();
         backups.borrow_mut().clear();
@@ -238,10 +244,13 @@ impl NativeDb {
                 readonly,
                 row_layouts,
                 scale,
+                checkpointer,
             };
             *self.inner.core.borrow_mut() = Some(Rc::new(core));
             return Err(StoreError::from(e).throw(env.raw()));
         }
+        // Stops and joins the checkpoint thread, now that the connection is closed.
+        drop(checkpointer);
         Ok(())
     }
 }

@@ -21,6 +21,9 @@ const { statsMethods } = require('./stats.cjs');
 const { reflexionMethods } = require('./reflexion.cjs');
 
 const uuidv7 = () => native.load().uuidv7();
+/** Each store's native connection, for checkpointStatus (not a store member: the
+ * original's member list stays as it was). */
+const connections = new WeakMap();
 const BUSY = 'This database connection is busy executing a query';
 
 function createStore(dbPath, options = {}) {
@@ -62,6 +65,7 @@ function createStore(dbPath, options = {}) {
       n.close();
     },
   };
+  connections.set(store, n);
   const context = { S: storeStatements(n.handle), n, store, dbPath, uuidv7 };
   const areas = [agentMethods, messageMethods, humanMethods, statsMethods, assignMethods, reflexionMethods, roleMethods];
   for (const area of areas) {
@@ -70,4 +74,15 @@ function createStore(dbPath, options = {}) {
   return store;
 }
 
-module.exports = { createStore, uuidv7 };
+/**
+ * What the store's background checkpointer has done (docs/writes.md): counts of
+ * checkpoints, WAL restarts, busy and failed attempts, the last error, the WAL's peak and
+ * current size. null for a store whose file has none (in memory, not in WAL mode).
+ */
+function checkpointStatus(store) {
+  const n = connections.get(store);
+  if (n === undefined) throw new TypeError('checkpointStatus() takes a store made by createStore()');
+  return native.checkpointStatus(n.handle);
+}
+
+module.exports = { createStore, uuidv7, checkpointStatus };
