@@ -1,4 +1,4 @@
-//! Checkpoints off the caller's thread, and a WAL that stays bounded.
+//! Checkpoints off the caller's thread, and a WAL that stays bounded (docs/writes.md).
 //!
 //! SQLite's automatic checkpoint runs inside the commit that pushes the WAL past
 //! `wal_autocheckpoint` pages: the caller pays for copying the pages back and for two
@@ -6,31 +6,32 @@
 //! wakes a thread of its own; that thread has its own connections to the file and does
 //! every checkpoint and every sync of the WAL's life cycle:
 //!
-//! * **Checkpoints** (`PASSIVE`) each time the store's commits have added
+//! * **Checkpoints** (PASSIVE) each time the store's commits have added
 //!   `wal_autocheckpoint` frames, while the store goes on writing.
-//! * **Restarts** of the WAL. The first commit into a restarted WAL writes a new WAL header
-//!   and syncs it, on whichever thread commits. So the store's connection is never let
-//!   restart it: before a checkpoint the thread opens a read transaction on a pin
-//!   connection, which keeps a WAL read lock that makes the store's next commit append
-//!   rather than restart; the pin is let go once that commit has appended (the WAL is then
-//!   no longer fully checkpointed) or taken over by the thread's own restart. The thread
-//!   restarts the WAL itself once it holds [`RESTART_AT`] bytes, with a one-page write
-//!   of its own (page 1 rewritten unchanged: `PRAGMA user_version` set to its value),
-//!   and when the store has gone idle.
-//! * **The bound.** When readers (other processes) keep a checkpoint from reaching the
-//!   end of the WAL, a `RESTART` checkpoint waits for them (SQLite's busy handler) for
-//!   [`WAITS`]`[level]`, the level rising with each attempt that did not complete, and is
-//!   retried every [`RETRY`]: a snapshot that readers hold in turn still ends, and the
-//!   next reader then reads from the database file. Writers wait meanwhile (within
-//!   their busy_timeout).
-//! * **Failures** (a full disk, SQLITE_BUSY past the wait, an I/O error) lose nothing:
-//!   the frames stay in the WAL, where every reader still finds them, and the next round
-//!   tries again. They are counted in [`Status`] and reported on stderr (rate-limited).
+//! * **Restarts.** The first commit into a restarted WAL writes a new WAL header and syncs
+//!   it, on whichever thread commits, so the store's connection is never let restart the
+//!   WAL: before each checkpoint the thread opens a read transaction on a pin connection,
+//!   whose WAL read lock makes the store's next commit append rather than restart; the
+//!   pin is let go once that commit has appended (the WAL is then no longer fully copied)
+//!   or when the thread restarts the WAL itself. It does so once the WAL holds
+//!   [`RESTART_AT`] bytes (or the connection's smaller `journal_size_limit`), and when the
+//!   store has been idle for [`IDLE`]: its writer connection takes the write lock, the
+//!   rest of the WAL is copied back, and the writer commits one page (page 1 unchanged:
+//!   `PRAGMA user_version` set to its value), which starts the WAL anew. The store's
+//!   writes wait for that (within their busy_timeout): the only time they do.
+//! * **The bound.** Readers (other processes) whose snapshots still need the WAL's frames
+//!   keep it from being copied to its end. A restart then waits for them, while holding
+//!   the write lock, for [`WAITS`] (longer as the WAL nears [`BOUND`]); new readers meanwhile
+//!   start at the WAL's last frame, so snapshots held in turn still end. One that did not
+//!   complete is tried again after twice its wait, so a reader that never lets go
+//!   costs writers at most a third of their time.
+//! * **Failures** (a full disk, an I/O error) lose nothing: the frames stay in the WAL,
+//!   where every reader still finds them, and the next round tries again. They are counted
+//!   in [`Status`] and reported on stderr (the first, then at most one a minute).
 //!
 //! The thread stops and is joined when the [`Checkpointer`] is dropped, which the store's
 //! connection does after closing its own SQLite connection. It never calls into Node, so
-//! a process that exits with it running (process.exit, a store never closed) just ends
-//! it.
+//! a process that exits with it running (process.exit, a store never closed) just ends it.
 
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
@@ -48,14 +49,18 @@ pub const RESTART_AT: i64 = 16 * 1024 * 1024;
 /// The documented bound: with readers whose snapshots last less than the longest wait,
 /// the WAL is restarted well before it reaches this.
 pub const BOUND: i64 = 64 * 1024 * 1024;
-/// How long a `RESTART` checkpoint waits for readers, by level.
+/// How long a restart waits for readers (writers wait meanwhile), by how full the WAL is:
+/// under 1/4 of [`BOUND`], under 1/2, under 3/4, and beyond.
 pub const WAITS: [Duration; 4] = [
     Duration::from_millis(20),
     Duration::from_millis(80),
     Duration::from_millis(320),
     Duration::from_millis(1280),
 ];
-/// How soon a restart that readers kept from completing is tried again.
+/// For this long after other processes' readers kept a restart from completing, restarts
+/// wait for readers with a RESTART checkpoint.
+const READERS_SEEN: Duration = Duration::from_secs(30);
+/// How soon a restart that readers kept from completing is tried again (at the least).
 pub const RETRY: Duration = Duration::from_millis(25);
 /// With no commit for this long, the thread checkpoints what is left and restarts the
 /// WAL (a hub between bursts leaves a short, fully copied WAL behind).
@@ -121,6 +126,10 @@ struct Shared {
     wake_at: AtomicI64,
     /// `wal_autocheckpoint`, shared with the hook (0 or less: off).
     threshold: Arc<AtomicI32>,
+    /// The store connection's `journal_size_limit` (-1: none): the restart write
+    /// truncates the WAL to it, and a WAL larger than it is restarted (from one
+    /// `wal_autocheckpoint`'s worth of frames up to [`RESTART_AT`]).
+    journal_limit: AtomicI64,
     /// The thread holds a pin that the next commit makes unnecessary: wake it then.
     pinned: AtomicBool,
     /// A wake-up was sent and not yet taken (one notify per round, not per commit).
@@ -149,6 +158,10 @@ impl WalListener for Shared {
         if due || self.pinned.load(Ordering::Relaxed) {
             self.notify();
         }
+    }
+
+    fn journal_size_limit(&self, bytes: i64) {
+        self.journal_limit.store(bytes, Ordering::Relaxed);
     }
 
     fn explicit_checkpoint(&self, starting: bool) {
@@ -186,6 +199,7 @@ impl Checkpointer {
     /// so a file they cannot open leaves `conn` with SQLite's own checkpoints.
     pub fn start(conn: &Connection, path: &str) -> SResult<Checkpointer> {
         let threshold: i32 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
+        let journal_limit = raw::journal_size_limit(conn).unwrap_or(-1);
         let threshold = Arc::new(AtomicI32::new(threshold));
         let worker = Worker::open(path)?;
         let shared = Arc::new(Shared {
@@ -195,6 +209,7 @@ impl Checkpointer {
             frames: AtomicI64::new(0),
             wake_at: AtomicI64::new(0),
             threshold: threshold.clone(),
+            journal_limit: AtomicI64::new(journal_limit),
             pinned: AtomicBool::new(false),
             signaled: AtomicBool::new(false),
             status: Mutex::new(Status {
@@ -246,7 +261,12 @@ struct Worker {
     pins: [Connection; 2],
     pinned: Option<usize>,
     frame_bytes: i64,
-    level: usize,
+    /// The `journal_size_limit` the writer connection has.
+    journal_limit: i64,
+    /// The wait of the last restart that readers kept from completing.
+    last_wait: Duration,
+    /// Until then, restarts wait for other processes' readers (see `restart_after_readers`).
+    readers_until: Option<Instant>,
     commits_seen: u64,
     last_commit: Instant,
     /// The WAL was restarted (or found empty) since the last commit: nothing to do idle.
@@ -269,14 +289,9 @@ impl Worker {
     fn open(path: &str) -> SResult<Worker> {
         let conn = open_side(path)?;
         let writer = open_side(path)?;
-        // The restart write commits like the store does (its only sync is the header's)
-        // and truncates a WAL that grew past the store's journal_size_limit.
+        // The restart write commits like the store does (its only sync is the header's);
+        // the limit it truncates the WAL to follows the store connection's.
         writer.execute_batch("PRAGMA synchronous = NORMAL")?;
-        writer.query_row(
-            &format!("PRAGMA journal_size_limit = {}", super::schema::JOURNAL_SIZE_LIMIT),
-            [],
-            |_| Ok(()),
-        )?;
         let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         Ok(Worker {
             path: path.to_string(),
@@ -285,7 +300,9 @@ impl Worker {
             pins: [open_side(path)?, open_side(path)?],
             pinned: None,
             frame_bytes: page + FRAME_HEADER,
-            level: 0,
+            journal_limit: -1,
+            last_wait: Duration::ZERO,
+            readers_until: None,
             commits_seen: 0,
             last_commit: Instant::now(),
             idle_done: false,
@@ -371,13 +388,15 @@ impl Worker {
 
     /// One round: pin, PASSIVE checkpoint, and a restart when due.
     fn checkpoint_round(&mut self, shared: &Shared, idle: bool) -> SResult<()> {
+        let restart_at = self.restart_at(shared);
         let (mut log, mut done) = self.passive(shared)?;
         let mut wal = log;
-        if log * self.frame_bytes >= RESTART_AT {
+        if log * self.frame_bytes >= restart_at {
             // Writers wait while a RESTART checkpoint runs: first copy what the store
             // wrote during the last pass, until what is left is short.
             for _ in 0..CATCH_UP_PASSES {
-                if log - done <= CATCH_UP_TAIL && log == done {
+                // A WAL this large is restarted now, even if writers then wait longer.
+                if log == done || log * self.frame_bytes >= BOUND / 2 {
                     break;
                 }
                 let previous = done;
@@ -403,6 +422,28 @@ impl Worker {
         // Otherwise the pin stays until the store's next commit has appended.
         shared.wake_at.store(wal, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// The WAL size (bytes) from which it is restarted: [`RESTART_AT`], or the store
+    /// connection's `journal_size_limit` when that is smaller (but at least one
+    /// `wal_autocheckpoint`'s worth of frames). Also gives the writer connection the limit.
+    fn restart_at(&mut self, shared: &Shared) -> i64 {
+        let limit = shared.journal_limit.load(Ordering::Relaxed);
+        if limit != self.journal_limit {
+            if self
+                .writer
+                .query_row(&format!("PRAGMA journal_size_limit = {limit}"), [], |_| Ok(()))
+                .is_ok()
+            {
+                self.journal_limit = limit;
+            }
+        }
+        let floor = i64::from(shared.threshold.load(Ordering::Relaxed).max(1)) * self.frame_bytes;
+        if limit < 0 {
+            RESTART_AT
+        } else {
+            limit.clamp(floor.min(RESTART_AT), RESTART_AT)
+        }
     }
 
     /// Syncs the database file and the WAL before a restart: the checkpoint that writers
@@ -448,6 +489,10 @@ impl Worker {
     /// first commit then starts the WAL anew, with its header synced here. Returns the
     /// WAL's frames afterwards.
     fn restart(&mut self, shared: &Shared) -> SResult<i64> {
+        if self.readers_until.is_some_and(|t| Instant::now() < t) {
+            return self.restart_after_readers(shared);
+        }
+        self.last_wait = Duration::ZERO;
         self.writer.execute_batch("BEGIN IMMEDIATE")?;
         let result = self.restart_holding_lock(shared);
         if !self.writer.is_autocommit() {
@@ -465,7 +510,8 @@ impl Worker {
             // from restarting the WAL in the moment between the writer's two
             // transactions; the store's commit in that moment appends instead.
             self.pin(shared);
-            let deadline = Instant::now() + WAITS[self.level];
+            self.last_wait = wait_for(log * self.frame_bytes);
+            let deadline = Instant::now() + self.last_wait;
             loop {
                 (_, log, done) = self.checkpoint("PASSIVE")?;
                 self.record(shared, log, done);
@@ -496,20 +542,62 @@ impl Worker {
         let (_, log, _) = self.checkpoint("NOOP")?;
         if log <= 1 {
             shared.status().restarts += 1;
-            self.level = 0;
             self.retry_at = None;
             Ok(log)
         } else {
-            // Readers still held WAL read locks, so the commit appended.
+            // Other processes' readers held WAL read locks, so the commit appended. The
+            // next tries wait for them with a RESTART checkpoint.
+            self.readers_until = Some(Instant::now() + READERS_SEEN);
             Ok(self.restart_busy(shared, log))
         }
+    }
+
+    /// The restart when other processes read the file: a RESTART checkpoint takes the
+    /// write lock, copies the rest of the WAL and waits (up to [`wait_for`]) until no
+    /// reader uses the WAL; the writer connection then commits at once, before the
+    /// store's writes (held by the checkpoint, asleep in their busy handler) retry.
+    fn restart_after_readers(&mut self, shared: &Shared) -> SResult<i64> {
+        self.unpin(shared);
+        let (_, log, _) = self.checkpoint("NOOP")?;
+        self.last_wait = wait_for(log * self.frame_bytes);
+        self.conn.busy_timeout(self.last_wait)?;
+        let result = self.checkpoint("RESTART");
+        self.conn.busy_timeout(SIDE_BUSY)?;
+        let (busy, log, done) = result?;
+        self.record(shared, log, done);
+        if busy != 0 || log != done {
+            return Ok(self.restart_busy(shared, log));
+        }
+        let written = self.write_first_frame();
+        if written.is_err() && !self.writer.is_autocommit() {
+            let _ = self.writer.execute_batch("ROLLBACK");
+        }
+        written?;
+        let (_, log, _) = self.checkpoint("NOOP")?;
+        if log > 1 {
+            return Ok(self.restart_busy(shared, log));
+        }
+        shared.status().restarts += 1;
+        self.retry_at = None;
+        Ok(log)
+    }
+
+    /// One page in its own transaction (page 1, unchanged): a restarted WAL's first frame.
+    fn write_first_frame(&self) -> SResult<()> {
+        let conn = &self.writer;
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        conn.execute_batch(&format!("PRAGMA user_version = {version}"))?;
+        conn.execute_batch("COMMIT")?;
+        Ok(())
     }
 
     /// A restart that readers (or the store's commit) kept from completing.
     fn restart_busy(&mut self, shared: &Shared, log: i64) -> i64 {
         shared.status().busy += 1;
-        self.level = (self.level + 1).min(WAITS.len() - 1);
-        self.retry_at = Some(Instant::now() + RETRY);
+        // Writers waited up to `last_wait`: the next try comes after twice that, so that a
+        // reader that never lets go costs writers at most a third of the time.
+        self.retry_at = Some(Instant::now() + RETRY.max(self.last_wait * 2));
         log
     }
 
@@ -557,6 +645,17 @@ impl Worker {
             );
         }
     }
+}
+
+/// [`WAITS`] for a WAL of `bytes`.
+fn wait_for(bytes: i64) -> Duration {
+    let level = match bytes {
+        b if b < BOUND / 4 => 0,
+        b if b < BOUND / 2 => 1,
+        b if b < BOUND / 4 * 3 => 2,
+        _ => 3,
+    };
+    WAITS[level]
 }
 
 fn busy(e: &StoreError) -> bool {

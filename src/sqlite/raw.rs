@@ -144,12 +144,20 @@ impl RawStmt {
         // SAFETY: `sql` outlives the call and its length is passed; `tail` points into it.
         let mut prepare =
             || unsafe { ffi::sqlite3_prepare_v3(db(conn), sql.as_ptr().cast(), len, flags, &mut handle, &mut tail) };
-        // SQLite runs `PRAGMA wal_autocheckpoint` (read or set) while preparing it.
+        // SQLite runs `PRAGMA wal_autocheckpoint` and `journal_size_limit` (read or set)
+        // while preparing them.
         let rc = if names_autocheckpoint_pragma(sql) {
             with_sqlite_wal_hook(db(conn), prepare)
         } else {
             prepare()
         };
+        if rc == ffi::SQLITE_OK && pragma_naming(sql, "journal_size_limit") {
+            if let Some(state) = registered_hook(db(conn)) {
+                if let Some(limit) = journal_size_limit(conn) {
+                    state.listener.journal_size_limit(limit);
+                }
+            }
+        }
         if rc != ffi::SQLITE_OK {
             return Err(last_error(conn));
         }
@@ -443,6 +451,21 @@ pub fn serialize(conn: &Connection, schema: &str) -> Result<Option<Vec<u8>>, Sto
     Ok(Some(bytes))
 }
 
+/// The connection's `PRAGMA journal_size_limit`.
+pub fn journal_size_limit(conn: &Connection) -> Option<i64> {
+    let sql = c"PRAGMA main.journal_size_limit";
+    let mut stmt = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated statement prepared, stepped once and finalized here.
+    unsafe {
+        if ffi::sqlite3_prepare_v2(db(conn), sql.as_ptr(), -1, &mut stmt, std::ptr::null_mut()) != ffi::SQLITE_OK {
+            return None;
+        }
+        let value = (ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW).then(|| ffi::sqlite3_column_int64(stmt, 0));
+        ffi::sqlite3_finalize(stmt);
+        value
+    }
+}
+
 /// Whether `sql` (one statement) is a PRAGMA that names `wal_autocheckpoint`.
 fn names_autocheckpoint_pragma(sql: &[u8]) -> bool {
     pragma_naming(sql, "wal_autocheckpoint")
@@ -464,6 +487,8 @@ pub trait WalListener: Send + Sync {
     /// Around a step of an explicit `PRAGMA wal_checkpoint` on the connection: before
     /// (`true`) and after (`false`).
     fn explicit_checkpoint(&self, starting: bool);
+    /// The connection's `journal_size_limit`, after a statement that names it was prepared.
+    fn journal_size_limit(&self, bytes: i64);
 }
 
 /// The state a connection's WAL hook points at: the threshold that `PRAGMA
