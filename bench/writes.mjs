@@ -88,7 +88,14 @@ async function writerChild(o) {
   const store = await openSide(o.side, o.file);
   store.registerAgent({ agent_id: 'agent-1', cli: 'codex', capabilities: ['x'], topics: ['t1'] });
   process.stdout.write('open\n');
-  await new Promise((resolve) => createInterface({ input: process.stdin }).once('line', resolve));
+  await new Promise((resolve) => {
+    const lines = createInterface({ input: process.stdin });
+    lines.once('line', () => {
+      lines.close();
+      process.stdin.destroy(); // an open stdin would keep this process alive at the end
+      resolve();
+    });
+  });
   const lat = new Float64Array(o.messages);
   const interval = o.rate > 0 ? 1000 / o.rate : 0;
   let peak = walSize(o.file);
@@ -181,7 +188,7 @@ async function hubChild(o) {
       else if (i % 5 === 2) {
         store.getAuditMessagesForAgent(me, { max_messages: 20 });
         out.reads += 1;
-      } else if (i % 20 === 7) {
+      } else if (i % 20 === 13) {
         const role = store.getRole(WIRE);
         const r = store.compareAndSetRole({
           role_key_wire: WIRE,

@@ -588,3 +588,21 @@ fn with_sqlite_wal_hook(db: *mut ffi::sqlite3, f: impl FnOnce() -> c_int) -> c_i
     state.threshold.store(left as usize as i32, Ordering::Relaxed);
     rc
 }
+
+#[cfg(test)]
+mod tests {
+    use super::pragma_naming;
+
+    #[test]
+    fn pragmas_are_recognised_by_their_first_word_and_a_name_anywhere() {
+        assert!(pragma_naming(b"PRAGMA wal_autocheckpoint", "wal_autocheckpoint"));
+        assert!(pragma_naming(
+            b"  pragma main.WAL_AUTOCHECKPOINT = 10",
+            "wal_autocheckpoint"
+        ));
+        assert!(pragma_naming(b"\nPRAGMA wal_checkpoint(TRUNCATE)", "wal_checkpoint"));
+        assert!(!pragma_naming(b"SELECT 'wal_autocheckpoint'", "wal_autocheckpoint"));
+        assert!(!pragma_naming(b"PRAGMA journal_mode", "wal_checkpoint"));
+        assert!(!pragma_naming(b"PRAG", "wal_checkpoint"));
+    }
+}
