@@ -42,7 +42,18 @@ export function run({ args, options, io }) {
       }
       if (log === -1) {
         // Another checkpoint held the lock for the whole busy timeout.
-        return { file: path, mode: mode.toLowerCase(), journal_mode: journalMode, wal: true, frames_before: was.log, frames_checkpointed: 0, frames_after: was.log - was.checkpointed, wal_size_before: before, wal_size_after: walSize(path), blocked: true };
+        return {
+          file: path,
+          mode: mode.toLowerCase(),
+          journal_mode: journalMode,
+          wal: true,
+          frames_before: was.log,
+          frames_checkpointed: 0,
+          frames_after: was.log - was.checkpointed,
+          wal_size_before: before,
+          wal_size_after: after,
+          blocked: true,
+        };
       }
       // A TRUNCATE that completed emptied the WAL: every frame it had is in the database
       // file (the hub may have added some between the two calls: at least `was.log`).

@@ -82,7 +82,7 @@ export function run({ args, options, io }) {
     // a snapshot for long, or checkpoints that fail (a full disk), keep it from doing so.
     println(
       io.stdout,
-      `warning: the WAL is over its bound: a long-held read snapshot or failing checkpoints (full disk?) keep it from being reset; the hub reports each failure on stderr`,
+      `warning: the WAL is over its bound: a long-held read snapshot or failing checkpoints (full disk?) keep it from being reset; the hub reports failed checkpoints on stderr`,
     );
   }
   println(io.stdout);

@@ -158,8 +158,9 @@ impl Worker {
             // Writers wait while a RESTART checkpoint runs: first copy what the store
             // wrote during the last pass, until what is left is short.
             for _ in 0..CATCH_UP_PASSES {
-                // A WAL this large is restarted now, even if writers then wait longer.
-                if log == done || log * self.frame_bytes >= BOUND / 2 {
+                // A WAL this much past the restart size (the store writes faster than
+                // this thread copies) is restarted now, even if writers then wait longer.
+                if log == done || log * self.frame_bytes >= restart_at + restart_at / 2 {
                     break;
                 }
                 let previous = done;
@@ -247,7 +248,7 @@ impl Worker {
 
     /// Restarts the WAL from this thread: the writer connection takes the write lock
     /// (the store's writes wait from here on), the rest of the WAL is copied back (waiting
-    /// up to `WAITS[level]` for readers that still use its frames), and the writer's
+    /// up to [`wait_for`] for readers that still use its frames), and the writer's
     /// first commit then starts the WAL anew, with its header synced here. Returns the
     /// WAL's frames afterwards.
     fn restart(&mut self, shared: &Shared) -> SResult<i64> {
