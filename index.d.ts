@@ -746,3 +746,28 @@ export interface ReadStatsOptions {
  * database, a schema without the store's tables).
  */
 export declare function readStats(filename: string, options?: ReadStatsOptions): StoreStats;
+
+/** What a store's background checkpointer has done (docs/writes.md). */
+export interface CheckpointStatus {
+  /** The checkpoint thread runs. */
+  running: boolean;
+  /** `wal_autocheckpoint` in pages, as `store.db` reads it (0: automatic checkpoints off). */
+  autocheckpoint: number;
+  checkpoints: number;
+  /** WAL restarts done by the checkpoint thread. */
+  restarts: number;
+  /** RESTART checkpoints that readers kept from completing within their wait (retried). */
+  busy: number;
+  /** Checkpoints that failed (a full disk, an I/O error); the WAL kept every frame. */
+  failures: number;
+  lastError?: string;
+  walPeakBytes: number;
+  walFrames: number;
+  backfilledFrames: number;
+  /** The WAL size from which the thread restarts the WAL, and the documented bound. */
+  restartAtBytes: number;
+  boundBytes: number;
+}
+
+/** The store's checkpointer status; null when its file has none (in memory, not in WAL mode). */
+export declare function checkpointStatus(store: Store): CheckpointStatus | null;

@@ -1,5 +1,5 @@
 // ESM entry: the same module as the CommonJS one.
 import native from './index.cjs';
 
-export const { createStore, uuidv7, importBetterSqlite3, version, readStats, Database, SqliteError } = native;
+export const { createStore, uuidv7, importBetterSqlite3, version, readStats, checkpointStatus, Database, SqliteError } = native;
 export default native;

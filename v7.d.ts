@@ -52,3 +52,5 @@ export interface Store extends Omit<V6.Store, V6AgentMembers> {
 }
 
 export declare function createStore(dbPath: string, options?: V6.CreateStoreOptions): Store;
+/** The store's checkpointer status; null when its file has none (in memory, not in WAL mode). */
+export declare function checkpointStatus(store: Store): V6.CheckpointStatus | null;

@@ -87,7 +87,7 @@ test('every entry point throws the same descriptive Error; require and import ne
       console.log(JSON.stringify({ errors, imported, keys: Object.keys(m).sort(), sqliteError: typeof m.SqliteError }));
     });`;
   const { out } = run(['-e', script], { TRIFLUX_NATIVE_STORE_BINARY: missing });
-  assert.deepEqual(out.keys, ['Database', 'SqliteError', 'createStore', 'importBetterSqlite3', 'readStats', 'uuidv7', 'version']);
+  assert.deepEqual(out.keys, ['Database', 'SqliteError', 'checkpointStatus', 'createStore', 'importBetterSqlite3', 'readStats', 'uuidv7', 'version']);
   assert.equal(out.sqliteError, 'function');
   assert.equal(out.errors.length, 6);
   for (const message of [...out.errors, out.imported]) {

@@ -126,12 +126,18 @@ test('the WAL returns to journal_size_limit once no reader pins it', async (t) =
   assert.equal(reader.prepare('SELECT COUNT(*) FROM messages').pluck().get(), 1);
   for (let i = 0; i < 300; i++) log(i);
   const pinned = wal();
-  assert.ok(pinned > 4 * 1048576, `pinned WAL ${pinned}`);
+  assert.ok(pinned > 2 * 1048576, `pinned WAL ${pinned}`);
   reader.exec('COMMIT');
   reader.close();
-  for (let i = 0; i < 5; i++) log(i);
+  // The store's background checkpointer restarts the WAL (a WAL over journal_size_limit
+  // is restarted) and truncates it, within moments of the reader leaving.
+  let writes = 0;
+  for (const until = Date.now() + 5000; wal() > 1048576 && Date.now() < until; writes++) {
+    log(writes);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   assert.ok(wal() <= 1048576, `WAL after the reader left: ${wal()}`);
-  assert.equal(store.getHubStats().total_messages, 306);
+  assert.equal(store.getHubStats().total_messages, 301 + writes);
 });
 
 test('statements prepared from the same source text share nothing observable', (t) => {

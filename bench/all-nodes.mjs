@@ -3,7 +3,7 @@
 // builds it; tools/reference.mjs picks it), with node:sqlite as the third store where the
 // Node has it. Prints each run's table, then one summary line per Node.
 //
-//   node bench/all-nodes.mjs [--nodes 20,22,24,26] [--bench run|scale|memory|functions] [-- <the bench's options>]
+//   node bench/all-nodes.mjs [--nodes 20,22,24,26] [--bench run|scale|memory|functions|writes] [-- <the bench's options>]
 
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -23,8 +23,8 @@ const option = (name, fallback) => {
 const ownMajor = process.versions.node.split('.')[0];
 const majors = option('nodes', [...new Set([ownMajor, ...SUPPORTED_MAJORS])].join(',')).split(',');
 const bench = option('bench', 'run');
-if (!['run', 'scale', 'memory', 'functions'].includes(bench)) {
-  console.error(`bench:nodes: unknown bench ${bench} (run, scale, memory or functions)`);
+if (!['run', 'scale', 'memory', 'functions', 'writes'].includes(bench)) {
+  console.error(`bench:nodes: unknown bench ${bench} (run, scale, memory, functions or writes)`);
   process.exit(2);
 }
 
@@ -38,7 +38,7 @@ for (const major of majors) {
   console.log(`\n=== Node ${node.version} (ABI ${node.abi}): bench/${bench}.mjs ${passed.join(' ')}`);
   const run = spawnSync(node.exe, [join(here, `${bench}.mjs`), ...passed], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   process.stdout.write(run.stdout);
-  const line = run.stdout.split('\n').find((l) => l.startsWith('geometric mean')) ?? `exit ${run.status}`;
-  summary.push(`Node ${node.version}: ${line}`);
+  const lines = run.stdout.split('\n').filter((l) => l.startsWith('geometric mean') || l.startsWith('summary:'));
+  summary.push(...(lines.length ? lines : [`exit ${run.status}`]).map((line) => `Node ${node.version}: ${line}`));
 }
 console.log(`\n${summary.join('\n')}`);

@@ -10,7 +10,7 @@
 const native = require('./native.cjs');
 const { SqliteError } = require('./errors.cjs');
 const { Database } = require('./database.cjs');
-const { storeOfVersion, uuidv7 } = require('./store/index.cjs');
+const { checkpointStatus, storeOfVersion, uuidv7 } = require('./store/index.cjs');
 const { readStats } = require('./stats.cjs');
 
 /** The hub's store-adapter asks for better-sqlite3's class; this package's stands in. */
@@ -33,7 +33,7 @@ function version() {
 /** The exports of the entry for schema `schemaVersion` (6, 7 or 8). */
 function entryOf(schemaVersion) {
   const createStore = storeOfVersion(schemaVersion);
-  return { createStore, uuidv7, importBetterSqlite3, version, readStats, Database, SqliteError };
+  return { createStore, uuidv7, importBetterSqlite3, version, readStats, checkpointStatus, Database, SqliteError };
 }
 
 module.exports = { entryOf };

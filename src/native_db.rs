@@ -20,6 +20,7 @@ use crate::js::rows::RowLayout;
 use crate::js::switches::Switches;
 use crate::js::throw::Throw;
 use crate::sqlite::backup::Backups;
+use crate::sqlite::checkpointer::Checkpointer;
 use crate::sqlite::connection::{self, OpenMode};
 use crate::sqlite::statements::{StatementCache, StatementTable};
 
@@ -41,6 +42,9 @@ pub struct Core {
     pub scale: Cell<LogState>,
     /// better-sqlite3's per-connection switches (unsafe mode, the `verbose` logger).
     pub switches: Switches,
+    /// The store's background checkpoints (none for `Database` and before `storeOpen`).
+    /// Declared after `conn`: dropped (its thread joined) once the connection is closed.
+    pub checkpointer: RefCell<Option<Checkpointer>>,
 }
 
 /// What the store last saw of this connection's file (see `store::scale`); kept with the
@@ -153,6 +157,7 @@ impl NativeDb {
                     row_layouts: RefCell::default(),
                     scale: Default::default(),
                     switches: Switches::default(),
+                    checkpointer: RefCell::default(),
                 };
                 let inner: Slot = Rc::new(SlotState {
                     core: RefCell::new(Some(Rc::new(core))),
@@ -228,6 +233,7 @@ impl NativeDb {
             row_layouts,
             scale,
             switches,
+            checkpointer,
         } = core;
         statements.borrow_mut().clear();
         backups.borrow_mut().clear();
@@ -244,10 +250,13 @@ impl NativeDb {
                 row_layouts,
                 scale,
                 switches,
+                checkpointer,
             };
             *self.inner.core.borrow_mut() = Some(Rc::new(core));
             return Err(StoreError::from(e).throw(env.raw()));
         }
+        // Stops and joins the checkpoint thread, now that the connection is closed.
+        drop(checkpointer);
         Ok(())
     }
 }

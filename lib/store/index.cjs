@@ -23,6 +23,9 @@ const { statsMethods } = require('./stats.cjs');
 const { reflexionMethods } = require('./reflexion.cjs');
 
 const uuidv7 = () => native.load().uuidv7();
+/** Each store's native connection, for checkpointStatus (not a store member: the
+ * original's member list stays as it was). */
+const connections = new WeakMap();
 const BUSY = 'This database connection is busy executing a query';
 
 /** Schema 7's `store.fingerprint`: the path as passed, not as resolved. */
@@ -79,6 +82,7 @@ function createStoreOf(schema, dbPath) {
   };
   const fingerprint = schema.fenced ? storeFingerprint(dbPath) : undefined;
   const store = schema.fenced ? { db, type: 'sqlite', fingerprint, uuidv7, close } : { uuidv7, db, close };
+  connections.set(store, n);
   const context = { S: storeStatements(n.handle, schema.version), n, store, dbPath, uuidv7, schema, fingerprint };
   const areas = [agentMethods, messageMethods, humanMethods, statsMethods, assignMethods, reflexionMethods, roleMethods];
   for (const area of areas) {
@@ -96,4 +100,15 @@ function storeOfVersion(version) {
   };
 }
 
-module.exports = { storeOfVersion, uuidv7 };
+/**
+ * What the store's background checkpointer has done (docs/writes.md): counts of
+ * checkpoints, WAL restarts, busy and failed attempts, the last error, the WAL's peak and
+ * current size. null for a store whose file has none (in memory, not in WAL mode).
+ */
+function checkpointStatus(store) {
+  const n = connections.get(store);
+  if (n === undefined) throw new TypeError('checkpointStatus() takes a store made by createStore()');
+  return native.checkpointStatus(n.handle);
+}
+
+module.exports = { storeOfVersion, uuidv7, checkpointStatus };

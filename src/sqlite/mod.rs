@@ -1,8 +1,10 @@
 //! SQLite plumbing: the connection, the one transaction guard, the raw C API behind one
 //! safe module, the schema with its open-time migration, online backups and the files
-//! they write, and the benchmarks' floor recorder (`floor`). No napi.
+//! they write, the store connection's background checkpoints (`checkpointer`), and the
+//! benchmarks' floor recorder (`floor`). No napi.
 
 pub mod backup;
+pub mod checkpointer;
 pub mod connection;
 pub mod dest_file;
 pub mod floor;

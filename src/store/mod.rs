@@ -6,6 +6,7 @@
 //! - `statements`: the named statements, their preparation, binding and running.
 //! - `query`: the SQL built per call (filters), run on the same statement cache.
 //! - `rows`: the shape rows leave in (the original's `parse*Row`).
+//! - `wal`: the page size of a new file and the background checkpointer's wiring.
 //! - `agents`, `roles`, `messages`, `human`, `assign`, `stats`, `reflexion`: the SQL.
 
 pub mod scale;
@@ -21,6 +22,7 @@ mod rows;
 mod statements;
 mod stats;
 mod stmt;
+mod wal;
 
 pub use statements::{store_all, store_get, store_run};
 
@@ -38,9 +40,11 @@ use crate::sqlite::schema::SchemaVersion;
 pub fn store_open(env: Env, db: u32, version: u32) -> Result<Vec<String>> {
     with_handle(&env, db, |core| {
         let version = SchemaVersion::from_number(version)?;
-        let warnings = crate::sqlite::schema::open_store(&core.conn, version)?;
+        wal::before_open(&core.conn)?;
+        let mut warnings = crate::sqlite::schema::open_store(&core.conn, version)?;
         scale::open(core)?;
         statements::prepare_at_open(core, version)?;
+        warnings.extend(wal::after_open(core)?);
         Ok(warnings)
     })
 }

@@ -8,6 +8,21 @@ import { bytes, int, pairs, printJson, println, visible } from '../util.mjs';
 
 const walSize = (path) => fileSize(walPath(path));
 
+/**
+ * `PRAGMA wal_checkpoint(mode)`, tried again while another connection's checkpoint (the
+ * hub's background checkpointer) holds the checkpoint lock: SQLite then answers busy with
+ * no frame counts at once, without waiting. Gives up after `timeoutMs`.
+ */
+function checkpoint(db, mode, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const [result] = db.pragma(`wal_checkpoint(${mode})`);
+    if (!(result.busy === 1 && result.log === -1) || Date.now() >= until) return result;
+    Atomics.wait(pause, 0, 0, 5);
+  }
+}
+
 export function run({ args, options, io }) {
   const path = args[0];
   const mode = options.truncate ? 'TRUNCATE' : 'PASSIVE';
@@ -20,10 +35,25 @@ export function run({ args, options, io }) {
       // The WAL's frames as they are (NOOP copies nothing): a complete TRUNCATE resets
       // the WAL and reports zeros for it.
       const [was] = db.pragma('wal_checkpoint(NOOP)');
-      const [{ busy, log, checkpointed }] = db.pragma(`wal_checkpoint(${mode})`);
+      const { busy, log, checkpointed } = checkpoint(db, mode, Number(options.busyTimeout ?? 5000));
       const after = walSize(path);
-      if (log === -1) {
+      if (log === -1 && journalMode !== 'wal') {
         return { file: path, mode: mode.toLowerCase(), journal_mode: journalMode, wal: false };
+      }
+      if (log === -1) {
+        // Another checkpoint held the lock for the whole busy timeout.
+        return {
+          file: path,
+          mode: mode.toLowerCase(),
+          journal_mode: journalMode,
+          wal: true,
+          frames_before: was.log,
+          frames_checkpointed: 0,
+          frames_after: was.log - was.checkpointed,
+          wal_size_before: before,
+          wal_size_after: after,
+          blocked: true,
+        };
       }
       // A TRUNCATE that completed emptied the WAL: every frame it had is in the database
       // file (the hub may have added some between the two calls: at least `was.log`).

@@ -9,6 +9,9 @@ import { bytes, int, pairs, printJson, println, visible } from '../util.mjs';
 
 const pkg = createRequire(import.meta.url)('../../../package.json');
 
+/** The WAL size the hub's background checkpointer keeps the file under (docs/writes.md). */
+export const WAL_BOUND = 64 * 1024 * 1024;
+
 /** "wal" when the file's header marks it a WAL database (read and write versions 2), else "delete". */
 function headerJournalMode(path) {
   const header = readHead(path, 20);
@@ -43,6 +46,7 @@ export function collectInfo(path, options, io) {
         freelist_count: pragma('freelist_count'),
         file_size: fileSize(path),
         wal_size: fileSize(walPath(path)),
+        wal_bound: WAL_BOUND,
         opened: immutable ? 'immutable' : 'read-only',
         tables,
       };
@@ -73,9 +77,17 @@ export function run({ args, options, io }) {
       ['page size', bytes(info.page_size)],
       ['pages', `${int(info.page_count)} (${int(info.freelist_count)} free)`],
       ['file size', bytes(info.file_size)],
-      ['wal size', info.wal_size == null ? 'no -wal file' : bytes(info.wal_size)],
+      ['wal size', info.wal_size == null ? 'no -wal file' : `${bytes(info.wal_size)} (bound ${bytes(info.wal_bound)})`],
     ]),
   );
+  if (info.wal_size > info.wal_bound) {
+    // The hub's checkpointer restarts the WAL well before this size: a reader that holds
+    // a snapshot for long, or checkpoints that fail (a full disk), keep it from doing so.
+    println(
+      io.stdout,
+      `warning: the WAL is over its bound: a long-held read snapshot or failing checkpoints (full disk?) keep it from being reset; the hub reports failed checkpoints on stderr`,
+    );
+  }
   println(io.stdout);
   const names = Object.keys(info.tables);
   const shown = names.map(visible);
