@@ -24,6 +24,8 @@ const PACKAGES = {
   mingw: ['gcc-mingw-w64-x86-64', 'binutils-mingw-w64-x86-64'],
   macho: ['llvm'],
   elf: ['binutils'],
+  // The writes test counts syncs per thread with strace (skipped, saying so, without it).
+  trace: ['strace'],
 };
 
 function missingPackages(names) {
@@ -230,7 +232,7 @@ export function nodeVersion(platform, major) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  ensurePackages('arm64', 'wine', 'mingw', 'macho', 'elf');
+  ensurePackages('arm64', 'wine', 'mingw', 'macho', 'elf', 'trace');
   const arm64 = ensureNode('linux-arm64');
   ensureBetterSqlite3(dirname(dirname(arm64)), 'arm64');
   ensureBinfmt();
