@@ -33,7 +33,8 @@ test('the root entry is /v6, and every entry exports the same module shape in ES
   assert.equal(root.createStore, v6.createStore);
   assert.equal(require('triflux-native-store').createStore, v6.createStore);
   for (const [version, { esm, cjs }] of Object.entries(entries)) {
-    assert.deepEqual(Object.keys(esm).sort(), ['Database', 'SqliteError', 'createStore', 'default', 'importBetterSqlite3', 'readStats', 'uuidv7', 'version']);
+    assert.deepEqual(Object.keys(esm).sort(), ['Database', 'SqliteError', 'checkpointStatus', 'createStore', 'default', 'importBetterSqlite3', 'readStats', 'uuidv7', 'version']);
+    assert.equal(esm.checkpointStatus, v6.checkpointStatus, 'one checkpointStatus for all entries');
     assert.equal(esm.createStore, cjs.createStore, `v${version}`);
     assert.equal(esm.Database, v6.Database, 'one Database class for all entries');
   }
