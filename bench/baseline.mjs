@@ -1,15 +1,11 @@
-// Benchmark baseline: a minimal store on better-sqlite3 that does, for every benchmarked
-// method, the same statements, the same binding and the same row parsing as the hub's
-// original JavaScript store (schema "6", or with `schema: 7 | 8` the later originals:
-// bench/baseline-later.mjs). It is a yardstick, not a product: only the
-// methods the harness times are here, and nothing outside them is validated.
-//
-// Deliberate similarities to the original's cost profile:
-// * statements it kept prepared are prepared once; statements it built per call
-//   (listAssigns, findReflexion with a context) are prepared per call here too;
-// * role keys are decoded and re-encoded the same way (base64url + JSON + canonical check);
-// * ids come from a JS uuidv7 with a pooled random buffer;
-// * createAssign/updateAssignStatus build the status-change event even with no listener.
+// Benchmark baseline: a minimal store on better-sqlite3 doing, for every benchmarked method,
+// the statements, binding and row parsing of the hub's original JavaScript store (schema
+// "6"; with `schema: 7 | 8` the later originals, bench/baseline-later.mjs). A yardstick,
+// not a product: only the timed methods are here, and nothing outside them is validated.
+// Like the original's cost profile: statements it kept prepared are prepared once, those it
+// built per call (listAssigns, findReflexion with a context) per call; role keys decoded and
+// re-encoded the same way; ids from a JS uuidv7 with a pooled random buffer; createAssign and
+// updateAssignStatus build the status-change event even with no listener.
 
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -41,7 +37,6 @@ export { decodeRoleKey, encodeRoleKey, uuidv7 };
 /** The addon's schema file: the same v6 schema the original applies. */
 export const SCHEMA_PATH = join(here, '..', 'src', 'sqlite', 'schema.sql');
 
-// ---------------------------------------------------------------- store
 
 /**
  * The baseline store on `dbPath`. `Database` is better-sqlite3 built for the running Node
