@@ -37,7 +37,6 @@ export { decodeRoleKey, encodeRoleKey, uuidv7 };
 /** The addon's schema file: the same v6 schema the original applies. */
 export const SCHEMA_PATH = join(here, '..', 'src', 'sqlite', 'schema.sql');
 
-
 /**
  * The baseline store on `dbPath`. `Database` is better-sqlite3 built for the running Node
  * unless another better-sqlite3-shaped class is given (bench/node-sqlite.mjs).
