@@ -14,6 +14,7 @@ use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
 use crate::sqlite::raw::functions::ResultSink;
+use crate::sqlite::step_frames::CallbackDepth;
 
 thread_local! {
     /// The connections (by handle) whose user callback is running on this thread,
@@ -26,12 +27,12 @@ thread_local! {
 /// Marks connection `db` busy while a callback SQLite runs for one of its statements:
 /// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
 /// store's methods included, as they run statements).
-pub struct Running(());
+pub struct Running(CallbackDepth);
 
 impl Running {
     pub fn enter(db: u32) -> Running {
         RUNNING.with(|running| running.borrow_mut().push(db));
-        Running(())
+        Running(CallbackDepth::enter())
     }
 }
 

@@ -1,6 +1,7 @@
 //! SQLite plumbing: the connection, the one transaction guard, the raw C API behind one
 //! safe module, the schema with its open-time migration, online backups and the files
-//! they write, and the benchmarks' floor recorder (`floor`). No napi.
+//! they write, the benchmarks' floor recorder (`floor`), and what a step lends the callbacks
+//! it runs (`step_frames`). No napi.
 
 pub mod backup;
 pub mod connection;
@@ -9,4 +10,5 @@ pub mod floor;
 pub mod raw;
 pub mod schema;
 pub mod statements;
+pub mod step_frames;
 pub mod transaction;

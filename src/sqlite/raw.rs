@@ -15,6 +15,7 @@ use rusqlite::Connection;
 
 use crate::error::StoreError;
 use crate::sqlite::floor;
+use crate::sqlite::step_frames::StepFrame;
 
 pub mod functions;
 pub mod vtab;
@@ -230,6 +231,7 @@ impl RawStmt {
         // SAFETY: `handle` is a live statement owned by self.
         let fresh = unsafe { ffi::sqlite3_stmt_busy(self.handle) } == 0;
         floor::on_step(self.handle as usize, fresh, || self.sql().into_owned());
+        let _frame = StepFrame::enter();
         // SAFETY: as above.
         unsafe { ffi::sqlite3_step(self.handle) }
     }

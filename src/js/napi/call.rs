@@ -12,6 +12,7 @@ use napi::sys;
 
 use super::{check, Napi, Raw};
 use crate::error::{SResult, StoreError};
+use crate::sqlite::step_frames;
 
 thread_local! {
     /// Whether this thread's JS environment is still alive: cleared by a cleanup hook
@@ -63,6 +64,41 @@ impl Napi {
         Ok(Scope { env: self.0, scope })
     }
 
+    /// The handle scope for one user callback. A callback that its statement step runs
+    /// itself shares one scope with the step's other callbacks, renewed every
+    /// [`BATCH`] callbacks and closed when the step returns (opening and closing a
+    /// Node-API scope costs more than a small callback); any other callback gets a
+    /// scope of its own. Call before the callback counts itself running.
+    pub fn callback_scope(self) -> SResult<CallbackScope> {
+        let batched = step_frames::with_resource(|slot| -> SResult<u64> {
+            if let Some(batch) = slot.as_mut().and_then(|r| r.downcast_mut::<Batch>()) {
+                if batch.env == self.0 {
+                    batch.used += 1;
+                    if batch.used < BATCH {
+                        return Ok(batch.epoch);
+                    }
+                }
+            }
+            // Closes the step's old scope (no scope opened since is still open: the
+            // step's earlier callbacks have returned) before opening its successor.
+            *slot = None;
+            let scope = self.scope()?;
+            let epoch = NEXT_EPOCH.with(|next| next.replace(next.get() + 1));
+            *slot = Some(Box::new(Batch {
+                env: self.0,
+                _scope: scope,
+                used: 0,
+                epoch,
+            }));
+            Ok(epoch)
+        });
+        let scope = match batched {
+            Some(epoch) => CallbackScope::Batch(epoch?),
+            None => CallbackScope::Own { _scope: self.scope()? },
+        };
+        Ok(scope)
+    }
+
     /// A strong reference released on drop (see [`JsRef`]).
     pub fn keep(self, v: Raw) -> SResult<JsRef> {
         if !HOOKED.with(|h| h.replace(true)) {
@@ -72,6 +108,71 @@ impl Napi {
         }
         let r = self.reference(v)?;
         Ok(JsRef { env: self.0, r })
+    }
+}
+
+/// How many callbacks of one step share a handle scope: few enough that their values
+/// stay a few V8 handle blocks, enough that opening the scope costs next to nothing.
+const BATCH: u32 = 256;
+
+thread_local! {
+    static NEXT_EPOCH: Cell<u64> = const { Cell::new(1) };
+}
+
+/// A step's shared scope, closed with the step (see [`Napi::callback_scope`]).
+struct Batch {
+    env: sys::napi_env,
+    _scope: Scope,
+    used: u32,
+    epoch: u64,
+}
+
+/// A callback's handle scope: its own, or its step's shared one, which has an epoch
+/// (unique to this thread) for as long as the values made in it live.
+pub enum CallbackScope {
+    Own { _scope: Scope },
+    Batch(u64),
+}
+
+impl CallbackScope {
+    /// The epoch of a shared scope, None for a callback's own.
+    pub fn epoch(&self) -> Option<u64> {
+        match self {
+            CallbackScope::Own { .. } => None,
+            CallbackScope::Batch(epoch) => Some(*epoch),
+        }
+    }
+}
+
+/// A JS value saved for the callbacks that share a scope with the one that made it:
+/// reading a reference and `undefined` once per batch instead of once per callback.
+pub struct ScopeCache {
+    saved: Cell<(u64, Raw, Raw)>,
+}
+
+impl Default for ScopeCache {
+    fn default() -> Self {
+        // Epoch 0 is never a shared scope's.
+        ScopeCache {
+            saved: Cell::new((0, std::ptr::null_mut(), std::ptr::null_mut())),
+        }
+    }
+}
+
+impl ScopeCache {
+    /// The function `f` refers to and `undefined`, saved while `scope` is shared.
+    pub fn get(&self, js: Napi, scope: &CallbackScope, f: &JsRef) -> SResult<(Raw, Raw)> {
+        let (epoch, func, undefined) = self.saved.get();
+        let now = scope.epoch();
+        if now == Some(epoch) {
+            return Ok((func, undefined));
+        }
+        let func = f.get(js)?;
+        let undefined = js.undefined()?;
+        if let Some(now) = now {
+            self.saved.set((now, func, undefined));
+        }
+        Ok((func, undefined))
     }
 }
 
