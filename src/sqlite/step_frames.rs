@@ -5,7 +5,7 @@
 //! callback. Frames nest as steps do (a callback that runs a statement of its own).
 
 use std::any::Any;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 struct Frame {
     /// How many callbacks were running when the step began: the callbacks it runs
@@ -14,10 +14,25 @@ struct Frame {
     resource: Option<Box<dyn Any>>,
 }
 
+struct State {
+    frames: Vec<Frame>,
+    /// The connections (by handle) whose user callback is running on this thread,
+    /// innermost last.
+    running: Vec<u32>,
+}
+
 thread_local! {
-    static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
-    /// How many user callbacks are running on this thread (nested ones included).
-    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    // One thread-local for all: each access costs a lookup in a loaded library.
+    static STATE: RefCell<State> = const {
+        RefCell::new(State {
+            frames: Vec::new(),
+            running: Vec::new(),
+        })
+    };
+}
+
+fn depth(state: &State) -> u32 {
+    u32::try_from(state.running.len()).unwrap_or(u32::MAX)
 }
 
 /// One step in progress: its resource is dropped with it, on every exit path.
@@ -25,45 +40,54 @@ pub struct StepFrame(());
 
 impl StepFrame {
     pub fn enter() -> StepFrame {
-        let depth = DEPTH.with(Cell::get);
-        FRAMES.with(|frames| frames.borrow_mut().push(Frame { depth, resource: None }));
+        STATE.with(|state| {
+            let mut state = state.borrow_mut();
+            let depth = depth(&state);
+            state.frames.push(Frame { depth, resource: None });
+        });
         StepFrame(())
     }
 }
 
 impl Drop for StepFrame {
     fn drop(&mut self) {
-        let frame = FRAMES.with(|frames| frames.borrow_mut().pop());
+        let frame = STATE.with(|state| state.borrow_mut().frames.pop());
         // Dropped outside the borrow: a resource's drop may be anything.
         drop(frame);
     }
 }
 
-/// Marks a user callback running for as long as it lives (see [`with_resource`]).
-pub struct CallbackDepth(());
+/// Marks a user callback of connection `db` running for as long as it lives (see
+/// [`with_resource`] and [`running_on`]).
+pub struct CallbackRunning(());
 
-impl CallbackDepth {
-    pub fn enter() -> CallbackDepth {
-        DEPTH.with(|depth| depth.set(depth.get() + 1));
-        CallbackDepth(())
+impl CallbackRunning {
+    pub fn enter(db: u32) -> CallbackRunning {
+        STATE.with(|state| state.borrow_mut().running.push(db));
+        CallbackRunning(())
     }
 }
 
-impl Drop for CallbackDepth {
+impl Drop for CallbackRunning {
     fn drop(&mut self) {
-        DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
+        STATE.with(|state| state.borrow_mut().running.pop());
     }
+}
+
+/// Whether a callback of connection `db` is running on this thread.
+pub fn running_on(db: u32) -> bool {
+    STATE.with(|state| state.borrow().running.contains(&db))
 }
 
 /// Runs `f` on the innermost step's resource slot when the calling callback (not yet
-/// counted by [`CallbackDepth`]) is one that step runs itself; None otherwise (no step
+/// counted by [`CallbackRunning`]) is one that step runs itself; None otherwise (no step
 /// in progress, or a callback called from inside another callback without a step of its
 /// own, e.g. an aggregate finished by a reset). `f` must not enter or leave a step.
 pub fn with_resource<R>(f: impl FnOnce(&mut Option<Box<dyn Any>>) -> R) -> Option<R> {
-    let depth = DEPTH.with(Cell::get);
-    FRAMES.with(|frames| {
-        let mut frames = frames.borrow_mut();
-        match frames.last_mut() {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let depth = depth(&state);
+        match state.frames.last_mut() {
             Some(frame) if frame.depth == depth => Some(f(&mut frame.resource)),
             _ => None,
         }
@@ -80,13 +104,15 @@ mod tests {
         let outer = StepFrame::enter();
         with_resource(|slot| *slot = Some(Box::new(1u8))).unwrap();
         {
-            let _callback = CallbackDepth::enter();
+            let _callback = CallbackRunning::enter(7);
+            assert!(running_on(7) && !running_on(8));
             // Inside a callback with no step of its own: the outer step is not lent.
             assert!(with_resource(|_| ()).is_none());
             let _inner = StepFrame::enter();
             assert!(with_resource(|slot| slot.is_none()).unwrap());
         }
         assert!(with_resource(|slot| slot.is_some()).unwrap());
+        assert!(!running_on(7));
         drop(outer);
         assert!(with_resource(|_| ()).is_none());
     }
