@@ -11,7 +11,21 @@ struct Frame {
     /// How many callbacks were running when the step began: the callbacks it runs
     /// itself start at this depth.
     depth: u32,
-    resource: Option<Box<dyn Any>>,
+    lent: Option<Lent>,
+}
+
+/// What a callback leaves in its step's frame: a resource dropped with the step, and
+/// the counters its owner reads on each callback without reaching into the resource.
+pub struct Lent {
+    /// Who lent it (the JS layer's environment), as a number.
+    pub owner: usize,
+    /// How many callbacks have used it.
+    pub used: u32,
+    /// Unique among the thread's resources, for as long as this one lives.
+    pub epoch: u64,
+    /// Only ever dropped (with the step, or when its owner replaces it).
+    #[allow(dead_code)]
+    pub resource: Box<dyn Any>,
 }
 
 struct State {
@@ -43,7 +57,7 @@ impl StepFrame {
         STATE.with(|state| {
             let mut state = state.borrow_mut();
             let depth = depth(&state);
-            state.frames.push(Frame { depth, resource: None });
+            state.frames.push(Frame { depth, lent: None });
         });
         StepFrame(())
     }
@@ -83,12 +97,12 @@ pub fn running_on(db: u32) -> bool {
 /// counted by [`CallbackRunning`]) is one that step runs itself; None otherwise (no step
 /// in progress, or a callback called from inside another callback without a step of its
 /// own, e.g. an aggregate finished by a reset). `f` must not enter or leave a step.
-pub fn with_resource<R>(f: impl FnOnce(&mut Option<Box<dyn Any>>) -> R) -> Option<R> {
+pub fn with_resource<R>(f: impl FnOnce(&mut Option<Lent>) -> R) -> Option<R> {
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         let depth = depth(&state);
         match state.frames.last_mut() {
-            Some(frame) if frame.depth == depth => Some(f(&mut frame.resource)),
+            Some(frame) if frame.depth == depth => Some(f(&mut frame.lent)),
             _ => None,
         }
     })
@@ -102,7 +116,13 @@ mod tests {
     fn a_resource_lives_as_long_as_its_step() {
         assert!(with_resource(|_| ()).is_none());
         let outer = StepFrame::enter();
-        with_resource(|slot| *slot = Some(Box::new(1u8))).unwrap();
+        let lent = Lent {
+            owner: 1,
+            used: 0,
+            epoch: 1,
+            resource: Box::new(1u8),
+        };
+        with_resource(|slot| *slot = Some(lent)).unwrap();
         {
             let _callback = CallbackRunning::enter(7);
             assert!(running_on(7) && !running_on(8));

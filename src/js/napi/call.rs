@@ -12,7 +12,7 @@ use napi::sys;
 
 use super::{check, Napi, Raw};
 use crate::error::{SResult, StoreError};
-use crate::sqlite::step_frames;
+use crate::sqlite::step_frames::{self, Lent};
 
 thread_local! {
     /// Whether this thread's JS environment is still alive: cleared by a cleanup hook
@@ -71,12 +71,10 @@ impl Napi {
     /// scope of its own. Call before the callback counts itself running.
     pub fn callback_scope(self) -> SResult<CallbackScope> {
         let batched = step_frames::with_resource(|slot| -> SResult<u64> {
-            if let Some(batch) = slot.as_mut().and_then(|r| r.downcast_mut::<Batch>()) {
-                if batch.env == self.0 {
-                    batch.used += 1;
-                    if batch.used < BATCH {
-                        return Ok(batch.epoch);
-                    }
+            if let Some(lent) = slot.as_mut().filter(|lent| lent.owner == self.0 as usize) {
+                lent.used += 1;
+                if lent.used < BATCH {
+                    return Ok(lent.epoch);
                 }
             }
             // Closes the step's old scope (no scope opened since is still open: the
@@ -84,12 +82,12 @@ impl Napi {
             *slot = None;
             let scope = self.scope()?;
             let epoch = NEXT_EPOCH.with(|next| next.replace(next.get() + 1));
-            *slot = Some(Box::new(Batch {
-                env: self.0,
-                _scope: scope,
+            *slot = Some(Lent {
+                owner: self.0 as usize,
                 used: 0,
                 epoch,
-            }));
+                resource: Box::new(scope),
+            });
             Ok(epoch)
         });
         let scope = match batched {
@@ -117,14 +115,6 @@ const BATCH: u32 = 256;
 
 thread_local! {
     static NEXT_EPOCH: Cell<u64> = const { Cell::new(1) };
-}
-
-/// A step's shared scope, closed with the step (see [`Napi::callback_scope`]).
-struct Batch {
-    env: sys::napi_env,
-    _scope: Scope,
-    used: u32,
-    epoch: u64,
 }
 
 /// A callback's handle scope: its own, or its step's shared one, which has an epoch
