@@ -1,5 +1,5 @@
 //! Node-API calls that user callbacks need (part of `js::napi`, the one module that calls
-//! Node-API): calling a JS function, a handle scope per callback, BigInt values, booleans,
+//! Node-API): calling a JS function, the handle scopes of callbacks, BigInt values, booleans,
 //! and references that release themselves while their environment lives.
 //!
 //! A callback runs inside SQLite (a user function, an aggregate step, a virtual table's
@@ -175,8 +175,9 @@ pub struct Scope {
 impl Drop for Scope {
     fn drop(&mut self) {
         // SAFETY: the scope this environment opened, closed once, innermost first (scopes
-        // live on the Rust stack of the callback that opened them). The status can only
-        // report a misuse, which the nesting rules out.
+        // live on the Rust stack of the callback that opened them, or in the frame of the
+        // step whose callbacks share them, dropped when that step returns or when its next
+        // callback starts). The status can only report a misuse, which the nesting rules out.
         unsafe { sys::napi_close_handle_scope(self.env, self.scope) };
     }
 }
