@@ -518,3 +518,42 @@ differential('callbacks without safeIntegers take the connection default at regi
   check('aggregate', () => db.prepare('SELECT kind_on(x) FROM t').pluck().get());
   check('table parameter', () => db.prepare('SELECT v FROM ints_on(7)').pluck().get());
 });
+
+// One statement step that runs many callbacks: they share handle scopes, renewed every
+// few hundred callbacks and closed when the step returns, however it returns.
+differential('many callbacks in one step: values, throws late, nested statements and tables', (db, check) => {
+  const rows = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) ';
+  db.function('label', (x) => `#${x}`);
+  db.function('late', (x) => {
+    if (x === 1000) throw new Error('the 1000th row');
+    return x;
+  });
+  db.aggregate('collect', { start: () => [], step: (list, x) => { list.push(x); } , result: (list) => list.length + list[999] });
+  db.aggregate('objects', { start: () => ({ n: 0 }), step: (acc, x) => ({ n: acc.n + x }), result: (acc) => acc.n });
+  db.aggregate('moving', { start: 0, step: (t, x) => t + x, inverse: (t, x) => t - x });
+  check('strings', () => db.prepare(`${rows}SELECT length(group_concat(label(i), '')), max(label(i)) FROM n`).raw().get());
+  check('objects', () => db.prepare(`${rows}SELECT collect(i), objects(i) FROM n`).raw().get());
+  check('window', () => db.prepare(`${rows}SELECT sum(m) FROM (SELECT moving(i) OVER (ORDER BY i ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS m FROM n)`).pluck().get());
+  check('throws at the 1000th row', () => db.prepare(`${rows}SELECT sum(late(i)) FROM n`).pluck().get());
+  check('usable after', () => db.prepare(`${rows}SELECT sum(late(i)) FROM n WHERE i <> 1000`).pluck().get());
+  check('iterate', () => [...db.prepare(`${rows}SELECT sum(label(i) = '#' || i) FROM n`).pluck().iterate()]);
+  const other = new db.constructor(':memory:');
+  try {
+    other.function('double', (x) => x * 2);
+    other.aggregate('total', { start: 0, step: (t, x) => t + x });
+    const inner = other.prepare(`${rows}SELECT total(double(i)) + ? FROM n WHERE i <= 300`).pluck();
+    db.function('nested', (x) => (x % 500 === 0 ? inner.get(x) : x));
+    check('a statement of another database inside each callback', () => db.prepare(`${rows}SELECT sum(nested(i)) FROM n`).pluck().get());
+    other.table('upto', { columns: ['v'], *rows(n) { for (let v = 1; v <= n; v++) yield [v]; } });
+    const scan = other.prepare('SELECT sum(v) FROM upto(?)').pluck();
+    db.function('scanned', (x) => (x % 300 === 0 ? scan.get(x) : 0));
+    check('a generator table scanned inside a function', () => db.prepare(`${rows}SELECT sum(scanned(i)) FROM n`).pluck().get());
+    db.function('inner_throws', (x) => (x === 2500 ? other.prepare('SELECT nope()').get() : x));
+    check('a nested statement that fails late', () => db.prepare(`${rows}SELECT sum(inner_throws(i)) FROM n`).pluck().get());
+    db.function('same_db', (x) => (x === 1500 ? db.prepare('SELECT 1').get() : x));
+    check('the same database from inside, late', () => db.prepare(`${rows}SELECT sum(same_db(i)) FROM n`).pluck().get());
+  } finally {
+    other.close();
+  }
+  check('after the nested runs', () => db.prepare(`${rows}SELECT collect(label(i)) FROM n`).pluck().get());
+});

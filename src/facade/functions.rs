@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
 use crate::js::callbacks::{report, set_result, value_js, Cells, Registered, Running};
-use crate::js::napi::{JsRef, Napi, Raw};
+use crate::js::napi::{JsRef, Napi, Raw, ScopeCache};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::functions::{
@@ -49,6 +49,7 @@ struct JsFunction {
     db: u32,
     _registered: Registered,
     f: JsRef,
+    saved: ScopeCache,
     name: String,
     safe_ints: bool,
 }
@@ -56,11 +57,12 @@ struct JsFunction {
 impl JsFunction {
     fn run(&self, args: &[SqlValue], out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        let scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let _scope = js.scope()?;
+        let (f, this) = self.saved.get(js, &scope, &self.f)?;
         let mut argv = Argv::new();
         args_js(js, &mut argv, args, self.safe_ints)?;
-        let result = js.call(self.f.get(js)?, js.undefined()?, &argv)?;
+        let result = js.call(f, this, &argv)?;
         set_result(js, result, out, || {
             format!("User-defined function {}() returned", self.name)
         })
@@ -98,6 +100,7 @@ pub fn facade_function(
             db,
             _registered: Registered::new(js),
             f: js.keep(f.raw())?,
+            saved: ScopeCache::default(),
             name,
             safe_ints,
         };
@@ -121,7 +124,9 @@ struct JsAggregate {
     cells: Cells,
     start_is_function: bool,
     step: JsRef,
+    saved_step: ScopeCache,
     inverse: Option<JsRef>,
+    saved_inverse: ScopeCache,
     result: Option<JsRef>,
     name: String,
     safe_ints: bool,
@@ -212,26 +217,26 @@ impl JsAggregate {
 
     fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> SResult<()> {
         let js = self.js;
+        let scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());
         };
-        let f = match (inverse, &self.inverse) {
-            (true, Some(inverse)) => inverse,
-            _ => &self.step,
+        let (f, this) = match (inverse, &self.inverse) {
+            (true, Some(inverse)) => self.saved_inverse.get(js, &scope, inverse)?,
+            _ => self.saved_step.get(js, &scope, &self.step)?,
         };
         let mut argv = Argv::new();
         argv.push(self.acc_js(acc)?);
         args_js(js, &mut argv, args, self.safe_ints)?;
-        let value = js.call(f.get(js)?, js.undefined()?, &argv)?;
+        let value = js.call(f, this, &argv)?;
         self.replace(group, value)
     }
 
     fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        let _scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let _scope = js.scope()?;
         let Some(acc) = self.acc(group)? else {
             return Ok(());
         };
@@ -316,7 +321,9 @@ pub fn facade_aggregate(
             cells,
             start_is_function: start.is_function(),
             step: js.keep(step.raw())?,
+            saved_step: ScopeCache::default(),
             inverse,
+            saved_inverse: ScopeCache::default(),
             result: keep_function(&result)?,
             name,
             safe_ints,

@@ -95,8 +95,8 @@ struct Cursor {
 impl JsTable {
     fn start(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> SResult<()> {
         let js = self.js;
+        let _scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let _scope = js.scope()?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
             let value = match arg {
@@ -119,8 +119,8 @@ impl JsTable {
 
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
+        let _scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let _scope = js.scope()?;
         let Some(pull) = &cursor.pull else {
             cursor.done = true;
             return Ok(());
@@ -133,8 +133,8 @@ impl JsTable {
 
     fn value(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        let _scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let _scope = js.scope()?;
         let row = cursor
             .row
             .as_ref()

@@ -14,11 +14,9 @@ use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
 use crate::sqlite::raw::functions::ResultSink;
+use crate::sqlite::step_frames::{self, CallbackRunning};
 
 thread_local! {
-    /// The connections (by handle) whose user callback is running on this thread,
-    /// innermost last.
-    static RUNNING: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
     /// How many callbacks are registered on this thread's connections.
     static REGISTERED: Cell<u32> = const { Cell::new(0) };
 }
@@ -26,27 +24,17 @@ thread_local! {
 /// Marks connection `db` busy while a callback SQLite runs for one of its statements:
 /// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
 /// store's methods included, as they run statements).
-pub struct Running(());
+pub struct Running(CallbackRunning);
 
 impl Running {
     pub fn enter(db: u32) -> Running {
-        RUNNING.with(|running| running.borrow_mut().push(db));
-        Running(())
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        RUNNING.with(|running| running.borrow_mut().pop());
+        Running(CallbackRunning::enter(db))
     }
 }
 
 /// Whether a callback of connection `db`'s statement is running (see [`Running`]).
 pub fn running_on(db: u32) -> bool {
-    RUNNING.with(|running| {
-        let running = running.borrow();
-        !running.is_empty() && running.contains(&db)
-    })
+    step_frames::running_on(db)
 }
 
 /// Counts a registered callback for as long as SQLite keeps it, in the CALLBACKS result

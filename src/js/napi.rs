@@ -46,7 +46,7 @@ macro_rules! out {
 }
 
 mod call;
-pub use call::JsRef;
+pub use call::{JsRef, ScopeCache};
 
 /// Element types of typed arrays, as Node-API numbers them.
 pub type TypedArrayType = sys::napi_typedarray_type;

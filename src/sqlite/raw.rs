@@ -16,6 +16,7 @@ use rusqlite::Connection;
 
 use crate::error::StoreError;
 use crate::sqlite::floor;
+use crate::sqlite::step_frames::StepFrame;
 
 pub mod functions;
 pub mod vtab;
@@ -259,6 +260,8 @@ impl RawStmt {
         // SAFETY: `handle` is a live statement owned by self.
         let fresh = unsafe { ffi::sqlite3_stmt_busy(self.handle) } == 0;
         floor::on_step(self.handle as usize, fresh, || self.sql().into_owned());
+        // The callbacks this step runs share one frame (and its handle scope).
+        let _frame = StepFrame::enter();
         if self.autocheckpoint_pragma {
             // A step may prepare the statement again (after a schema change).
             // SAFETY: as above.

@@ -1,5 +1,5 @@
 //! Node-API calls that user callbacks need (part of `js::napi`, the one module that calls
-//! Node-API): calling a JS function, a handle scope per callback, BigInt values, booleans,
+//! Node-API): calling a JS function, the handle scopes of callbacks, BigInt values, booleans,
 //! and references that release themselves while their environment lives.
 //!
 //! A callback runs inside SQLite (a user function, an aggregate step, a virtual table's
@@ -12,6 +12,7 @@ use napi::sys;
 
 use super::{check, Napi, Raw};
 use crate::error::{SResult, StoreError};
+use crate::sqlite::step_frames::{self, Lent};
 
 thread_local! {
     /// Whether this thread's JS environment is still alive: cleared by a cleanup hook
@@ -63,6 +64,39 @@ impl Napi {
         Ok(Scope { env: self.0, scope })
     }
 
+    /// The handle scope for one user callback. A callback that its statement step runs
+    /// itself shares one scope with the step's other callbacks, renewed every
+    /// [`BATCH`] callbacks and closed when the step returns (opening and closing a
+    /// Node-API scope costs more than a small callback); any other callback gets a
+    /// scope of its own. Call before the callback counts itself running.
+    pub fn callback_scope(self) -> SResult<CallbackScope> {
+        let batched = step_frames::with_resource(|slot| -> SResult<u64> {
+            if let Some(lent) = slot.as_mut().filter(|lent| lent.owner == self.0 as usize) {
+                lent.used += 1;
+                if lent.used < BATCH {
+                    return Ok(lent.epoch);
+                }
+            }
+            // Closes the step's old scope (no scope opened since is still open: the
+            // step's earlier callbacks have returned) before opening its successor.
+            *slot = None;
+            let scope = self.scope()?;
+            let epoch = NEXT_EPOCH.with(|next| next.replace(next.get() + 1));
+            *slot = Some(Lent {
+                owner: self.0 as usize,
+                used: 0,
+                epoch,
+                resource: Box::new(scope),
+            });
+            Ok(epoch)
+        });
+        let scope = match batched {
+            Some(epoch) => CallbackScope::Batch(epoch?),
+            None => CallbackScope::Own { _scope: self.scope()? },
+        };
+        Ok(scope)
+    }
+
     /// A strong reference released on drop (see [`JsRef`]).
     pub fn keep(self, v: Raw) -> SResult<JsRef> {
         if !HOOKED.with(|h| h.replace(true)) {
@@ -75,6 +109,63 @@ impl Napi {
     }
 }
 
+/// How many callbacks of one step share a handle scope: few enough that their values
+/// stay a few V8 handle blocks, enough that opening the scope costs next to nothing.
+const BATCH: u32 = 256;
+
+thread_local! {
+    static NEXT_EPOCH: Cell<u64> = const { Cell::new(1) };
+}
+
+/// A callback's handle scope: its own, or its step's shared one, which has an epoch
+/// (unique to this thread) for as long as the values made in it live.
+pub enum CallbackScope {
+    Own { _scope: Scope },
+    Batch(u64),
+}
+
+impl CallbackScope {
+    /// The epoch of a shared scope, None for a callback's own.
+    pub fn epoch(&self) -> Option<u64> {
+        match self {
+            CallbackScope::Own { .. } => None,
+            CallbackScope::Batch(epoch) => Some(*epoch),
+        }
+    }
+}
+
+/// A JS value saved for the callbacks that share a scope with the one that made it:
+/// reading a reference and `undefined` once per batch instead of once per callback.
+pub struct ScopeCache {
+    saved: Cell<(u64, Raw, Raw)>,
+}
+
+impl Default for ScopeCache {
+    fn default() -> Self {
+        // Epoch 0 is never a shared scope's.
+        ScopeCache {
+            saved: Cell::new((0, std::ptr::null_mut(), std::ptr::null_mut())),
+        }
+    }
+}
+
+impl ScopeCache {
+    /// The function `f` refers to and `undefined`, saved while `scope` is shared.
+    pub fn get(&self, js: Napi, scope: &CallbackScope, f: &JsRef) -> SResult<(Raw, Raw)> {
+        let (epoch, func, undefined) = self.saved.get();
+        let now = scope.epoch();
+        if now == Some(epoch) {
+            return Ok((func, undefined));
+        }
+        let func = f.get(js)?;
+        let undefined = js.undefined()?;
+        if let Some(now) = now {
+            self.saved.set((now, func, undefined));
+        }
+        Ok((func, undefined))
+    }
+}
+
 /// An open handle scope, closed on drop.
 pub struct Scope {
     env: sys::napi_env,
@@ -84,8 +175,9 @@ pub struct Scope {
 impl Drop for Scope {
     fn drop(&mut self) {
         // SAFETY: the scope this environment opened, closed once, innermost first (scopes
-        // live on the Rust stack of the callback that opened them). The status can only
-        // report a misuse, which the nesting rules out.
+        // live on the Rust stack of the callback that opened them, or in the frame of the
+        // step whose callbacks share them, dropped when that step returns or when its next
+        // callback starts). The status can only report a misuse, which the nesting rules out.
         unsafe { sys::napi_close_handle_scope(self.env, self.scope) };
     }
 }

@@ -1,0 +1,139 @@
+//! What a statement step lends the callbacks SQLite runs inside it: each `sqlite3_step`
+//! is a frame, and a callback run directly by that step (not by a statement it called
+//! itself) may leave one resource in the frame, dropped when the step returns. The JS
+//! layer keeps one handle scope there for a whole batch of callbacks instead of one per
+//! callback. Frames nest as steps do (a callback that runs a statement of its own).
+
+use std::any::Any;
+use std::cell::RefCell;
+
+struct Frame {
+    /// How many callbacks were running when the step began: the callbacks it runs
+    /// itself start at this depth.
+    depth: u32,
+    lent: Option<Lent>,
+}
+
+/// What a callback leaves in its step's frame: a resource dropped with the step, and
+/// the counters its owner reads on each callback without reaching into the resource.
+pub struct Lent {
+    /// Who lent it (the JS layer's environment), as a number.
+    pub owner: usize,
+    /// How many callbacks have used it.
+    pub used: u32,
+    /// Unique among the thread's resources, for as long as this one lives.
+    pub epoch: u64,
+    /// Only ever dropped (with the step, or when its owner replaces it).
+    #[allow(dead_code)]
+    pub resource: Box<dyn Any>,
+}
+
+struct State {
+    frames: Vec<Frame>,
+    /// The connections (by handle) whose user callback is running on this thread,
+    /// innermost last.
+    running: Vec<u32>,
+}
+
+thread_local! {
+    // One thread-local for all: each access costs a lookup in a loaded library.
+    static STATE: RefCell<State> = const {
+        RefCell::new(State {
+            frames: Vec::new(),
+            running: Vec::new(),
+        })
+    };
+}
+
+fn depth(state: &State) -> u32 {
+    u32::try_from(state.running.len()).unwrap_or(u32::MAX)
+}
+
+/// One step in progress: its resource is dropped with it, on every exit path.
+pub struct StepFrame(());
+
+impl StepFrame {
+    pub fn enter() -> StepFrame {
+        STATE.with(|state| {
+            let mut state = state.borrow_mut();
+            let depth = depth(&state);
+            state.frames.push(Frame { depth, lent: None });
+        });
+        StepFrame(())
+    }
+}
+
+impl Drop for StepFrame {
+    fn drop(&mut self) {
+        let frame = STATE.with(|state| state.borrow_mut().frames.pop());
+        // Dropped outside the borrow: a resource's drop may be anything.
+        drop(frame);
+    }
+}
+
+/// Marks a user callback of connection `db` running for as long as it lives (see
+/// [`with_resource`] and [`running_on`]).
+pub struct CallbackRunning(());
+
+impl CallbackRunning {
+    pub fn enter(db: u32) -> CallbackRunning {
+        STATE.with(|state| state.borrow_mut().running.push(db));
+        CallbackRunning(())
+    }
+}
+
+impl Drop for CallbackRunning {
+    fn drop(&mut self) {
+        STATE.with(|state| state.borrow_mut().running.pop());
+    }
+}
+
+/// Whether a callback of connection `db` is running on this thread.
+pub fn running_on(db: u32) -> bool {
+    STATE.with(|state| state.borrow().running.contains(&db))
+}
+
+/// Runs `f` on the innermost step's resource slot when the calling callback (not yet
+/// counted by [`CallbackRunning`]) is one that step runs itself; None otherwise (no step
+/// in progress, or a callback called from inside another callback without a step of its
+/// own, e.g. an aggregate finished by a reset). `f` must not enter or leave a step.
+pub fn with_resource<R>(f: impl FnOnce(&mut Option<Lent>) -> R) -> Option<R> {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let depth = depth(&state);
+        match state.frames.last_mut() {
+            Some(frame) if frame.depth == depth => Some(f(&mut frame.lent)),
+            _ => None,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_lives_as_long_as_its_step() {
+        assert!(with_resource(|_| ()).is_none());
+        let outer = StepFrame::enter();
+        let lent = Lent {
+            owner: 1,
+            used: 0,
+            epoch: 1,
+            resource: Box::new(1u8),
+        };
+        with_resource(|slot| *slot = Some(lent)).unwrap();
+        {
+            let _callback = CallbackRunning::enter(7);
+            assert!(running_on(7) && !running_on(8));
+            // Inside a callback with no step of its own: the outer step is not lent.
+            assert!(with_resource(|_| ()).is_none());
+            let _inner = StepFrame::enter();
+            assert!(with_resource(|slot| slot.is_none()).unwrap());
+        }
+        assert!(with_resource(|slot| slot.is_some()).unwrap());
+        assert!(!running_on(7));
+        drop(outer);
+        assert!(with_resource(|_| ()).is_none());
+    }
+}
