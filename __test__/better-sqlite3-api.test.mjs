@@ -120,6 +120,8 @@ differential('safe integers: BigInt in every row mode, toggles, defaults and las
   step('one column safe all', () => one.all(3));
   step('no rows safe all', () => db.prepare('SELECT * FROM t WHERE 0').safeIntegers().all());
   step('no rows safe iterate', () => [...db.prepare('SELECT * FROM t WHERE 0').safeIntegers().iterate()]);
+  step('safe pluck iterate of empty texts and NULLs', () => [...db.prepare("SELECT '' UNION ALL SELECT NULL UNION ALL SELECT ''").safeIntegers().pluck().iterate()]);
+  step('safe raw iterate of an empty text', () => [...db.prepare("SELECT '' AS v").safeIntegers().raw().iterate()]);
   step('aliases and duplicate names', () => db.prepare('SELECT n AS a, id AS a, 2 AS "1" FROM t').safeIntegers().all());
   step('expressions', () => db.prepare("SELECT 1 + 1, 2.0, -9223372036854775808, typeof(?), ?").safeIntegers().get(1n, MIN));
   step('bound with bind()', () => db.prepare('SELECT ? AS v').safeIntegers().bind(MAX).get());

@@ -205,7 +205,8 @@ class Statement {
           end();
           throw error;
         }
-        if (out === '' || (safe && out === undefined)) {
+        // The end: '' for a row as JSON text, undefined for a safe-integer row (a value, '' too).
+        if (safe ? out === undefined : out === '') {
           end();
           return done();
         }
