@@ -1,0 +1,209 @@
+//! Memory shared with JS (part of [`super`], the one module that calls Node-API): the
+//! result slots every statement call may write, and the buffers of safe-integer rows.
+
+use napi::sys;
+
+use super::{check, Napi, Raw};
+use crate::error::{SResult, StoreError};
+
+/// Small results a native call leaves beside its return value (a row's shape, a
+/// `lastInsertRowid`), shown to JS as one Float64Array that JS reads right after the
+/// call. The memory is Rust's, handed to V8 as an external ArrayBuffer, so a write is a
+/// plain store (no Node-API call) and stays sound whatever JS does with the buffer. A
+/// runtime that refuses external buffers gets a V8-owned array, written through
+/// Node-API on each call instead.
+pub struct ResultSlots {
+    memory: Option<std::ptr::NonNull<f64>>,
+    len: usize,
+    array: sys::napi_ref,
+}
+
+impl ResultSlots {
+    /// `len` slots holding 0.
+    pub fn new(js: Napi, len: usize) -> SResult<Self> {
+        let memory = Box::into_raw(vec![0f64; len].into_boxed_slice()).cast::<f64>();
+        let mut buffer = std::ptr::null_mut();
+        // SAFETY: `memory` holds `len` f64s and lives until this struct is dropped, which
+        // happens when the thread (and so its JS environment) ends; no finalizer runs.
+        let status = unsafe {
+            sys::napi_create_external_arraybuffer(
+                js.0,
+                memory.cast(),
+                len * size_of::<f64>(),
+                None,
+                std::ptr::null_mut(),
+                &mut buffer,
+            )
+        };
+        let (memory, buffer) = if status == sys::Status::napi_ok {
+            (std::ptr::NonNull::new(memory), buffer)
+        } else {
+            // SAFETY: V8 did not take the memory: it is still only this Box's.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory, len)) });
+            let mut data = std::ptr::null_mut();
+            let buffer = out!(std::ptr::null_mut(), |b| sys::napi_create_arraybuffer(
+                js.0,
+                len * size_of::<f64>(),
+                &mut data,
+                &mut b
+            ))?;
+            (None, buffer)
+        };
+        // From here V8's buffer may point at `memory`: only a finished ResultSlots frees it
+        // (on a failure below it is left allocated).
+        let array = out!(std::ptr::null_mut(), |a| sys::napi_create_typedarray(
+            js.0,
+            sys::TypedarrayType::float64_array,
+            len,
+            buffer,
+            0,
+            &mut a
+        ))?;
+        Ok(ResultSlots {
+            memory,
+            len,
+            array: js.reference(array)?,
+        })
+    }
+
+    /// The Float64Array JS reads.
+    pub fn array(&self, js: Napi) -> SResult<Raw> {
+        js.reference_value(self.array)
+    }
+
+    /// Reads slot `index` (0 where the slots are V8's own or out of range).
+    pub fn get(&self, index: usize) -> f64 {
+        match self.memory {
+            // SAFETY: as in `set`: `len` f64s owned by this struct, read on this thread.
+            Some(memory) if index < self.len => unsafe { memory.as_ptr().add(index).read() },
+            _ => 0.0,
+        }
+    }
+
+    /// Writes slot `index`.
+    #[inline]
+    pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
+        match self.memory {
+            Some(memory) if index < self.len => {
+                // SAFETY: `memory` holds `len` f64s that this struct owns (see `new`); JS
+                // reads them only between calls, on this thread.
+                unsafe { memory.as_ptr().add(index).write(value) };
+                Ok(())
+            }
+            Some(_) => Err(StoreError::error("result slot out of range")),
+            None => js.set_float64(self.array(js)?, index, value),
+        }
+    }
+
+    /// Writes `values` into the slots from `start` on.
+    pub fn set_all(&self, js: Napi, start: usize, values: &[f64]) -> SResult<()> {
+        if start + values.len() > self.len {
+            return Err(StoreError::error("result slot out of range"));
+        }
+        match self.memory {
+            // SAFETY: as in `set`: `start + values.len()` slots of `memory` are ours, and
+            // `values` is Rust memory that cannot overlap them.
+            Some(memory) => unsafe {
+                std::ptr::copy_nonoverlapping(values.as_ptr(), memory.as_ptr().add(start), values.len());
+            },
+            None => {
+                let array = self.array(js)?;
+                for (i, &value) in values.iter().enumerate() {
+                    js.set_float64(array, start + i, value)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ResultSlots {
+    fn drop(&mut self) {
+        if let Some(memory) = self.memory {
+            // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory.as_ptr(), self.len)) });
+        }
+    }
+}
+
+/// Memory that Rust writes during a call and JS reads after it, shown to JS as one
+/// external ArrayBuffer (the cells of safe-integer rows, `js::cells`). Like
+/// [`ResultSlots`], the memory is Rust's until its thread ends, so nothing JS does with
+/// the buffer (dropping or detaching it) can make a write unsound.
+pub struct SharedMemory {
+    memory: std::ptr::NonNull<u8>,
+    len: usize,
+    buffer: sys::napi_ref,
+}
+
+impl SharedMemory {
+    /// `len` zeroed bytes, or None where the runtime refuses external buffers.
+    pub fn new(js: Napi, len: usize) -> SResult<Option<Self>> {
+        let memory = Box::into_raw(vec![0u8; len].into_boxed_slice()).cast::<u8>();
+        let mut buffer = std::ptr::null_mut();
+        // SAFETY: `memory` holds `len` bytes and lives until this struct is dropped (when
+        // the thread, and so its JS environment, ends); no finalizer runs.
+        let status = unsafe {
+            sys::napi_create_external_arraybuffer(js.0, memory.cast(), len, None, std::ptr::null_mut(), &mut buffer)
+        };
+        let Some(memory) = std::ptr::NonNull::new(memory) else {
+            return Ok(None);
+        };
+        let mut owned = SharedMemory {
+            memory,
+            len,
+            buffer: std::ptr::null_mut(),
+        };
+        if status != sys::Status::napi_ok {
+            // Dropping `owned` frees the memory V8 did not take.
+            return Ok(None);
+        }
+        match js.reference(buffer) {
+            Ok(reference) => {
+                owned.buffer = reference;
+                Ok(Some(owned))
+            }
+            Err(e) => {
+                // V8's buffer points at the memory: it stays allocated.
+                std::mem::forget(owned);
+                Err(e)
+            }
+        }
+    }
+
+    /// The ArrayBuffer JS reads.
+    pub fn buffer(&self, js: Napi) -> SResult<Raw> {
+        js.reference_value(self.buffer)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Copies `words` to byte `offset` in native byte order (what JS typed arrays
+    /// read); false (nothing written) when they do not fit.
+    pub fn write_words(&self, offset: usize, words: &[u64]) -> bool {
+        // SAFETY: the bytes of an initialized u64 slice, viewed for the copy only.
+        let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) };
+        self.write(offset, bytes)
+    }
+
+    /// Copies `bytes` to `offset`; false (nothing written) when they do not fit.
+    pub fn write(&self, offset: usize, bytes: &[u8]) -> bool {
+        if offset.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
+            return false;
+        }
+        // SAFETY: `memory` holds `len` bytes that this struct owns; the range is checked
+        // above and JS reads them only between calls, on this thread.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.memory.as_ptr().add(offset), bytes.len()) };
+        true
+    }
+}
+
+impl Drop for SharedMemory {
+    fn drop(&mut self) {
+        // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone
+        // (or at once when V8 never took it).
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.memory.as_ptr(), self.len)) });
+    }
+}
