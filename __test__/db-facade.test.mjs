@@ -6,31 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { Database, createStore } from '../index.mjs';
-import { BetterSqlite3, referenceSkip, tempDir } from './helpers.mjs';
-
-/** A JSON-comparable picture of a value that keeps JS types and key order. */
-function picture(v) {
-  if (v === undefined) return ['undefined'];
-  if (v === null) return null;
-  if (typeof v === 'number') return Object.is(v, -0) ? ['-0'] : Number.isNaN(v) ? ['NaN'] : ['number', String(v)];
-  if (typeof v === 'bigint') return ['bigint', String(v)];
-  if (typeof v === 'string') return ['string', v];
-  if (typeof v === 'boolean') return ['boolean', v];
-  if (typeof v === 'function') return ['function', v.name];
-  if (Buffer.isBuffer(v)) return ['Buffer', v.toString('hex')];
-  if (Array.isArray(v)) return ['array', v.map(picture)];
-  const proto = Object.getPrototypeOf(v);
-  const cls = proto === null ? 'null' : proto === Object.prototype ? 'Object' : proto.constructor?.name;
-  return ['object', cls, Object.keys(v).map((k) => [k, picture(v[k])])];
-}
-
-function outcome(fn) {
-  try {
-    return { value: picture(fn()) };
-  } catch (e) {
-    return { error: [e?.constructor?.name, e?.name, e?.code ?? null, e?.message] };
-  }
-}
+import { BetterSqlite3, outcome, referenceSkip, tempDir } from './helpers.mjs';
 
 /**
  * Runs `script(D, dir, step)` once per implementation; `step(label, fn)` records an outcome.

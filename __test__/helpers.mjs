@@ -144,3 +144,29 @@ export function packWithLocalBinary(t) {
   const tarballs = readdirSync(out).filter((f) => f.endsWith('.tgz')).sort();
   return { dir: out, tarballs: tarballs.map((f) => join(out, f)) };
 }
+
+/** A JSON-comparable picture of a value that keeps JS types, key order and prototypes. */
+export function picture(v, depth = 0) {
+  if (v === undefined) return ['undefined'];
+  if (v === null) return null;
+  if (typeof v === 'number') return Object.is(v, -0) ? ['-0'] : Number.isNaN(v) ? ['NaN'] : ['number', String(v)];
+  if (typeof v === 'bigint') return ['bigint', String(v)];
+  if (typeof v === 'string') return ['string', v];
+  if (typeof v === 'boolean') return ['boolean', v];
+  if (typeof v === 'function') return ['function', v.name];
+  if (Buffer.isBuffer(v)) return ['Buffer', v.toString('hex')];
+  if (depth > 4) return ['deep'];
+  if (Array.isArray(v)) return ['array', v.map((x) => picture(x, depth + 1))];
+  const proto = Object.getPrototypeOf(v);
+  const cls = proto === null ? 'null' : proto === Object.prototype ? 'Object' : Buffer.isBuffer(proto) ? 'Buffer' : proto.constructor?.name;
+  return ['object', cls, Object.keys(v).map((k) => [k, picture(v[k], depth + 1)])];
+}
+
+/** What a call gives, as a picture: its value, or its error's class, name, code and message. */
+export function outcome(fn) {
+  try {
+    return { value: picture(fn()) };
+  } catch (e) {
+    return { error: [e?.constructor?.name, e?.name, e?.code ?? null, e?.message] };
+  }
+}
