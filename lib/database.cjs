@@ -38,8 +38,6 @@ const BUSY_STMT = 'This statement is busy executing a query';
 const BUSY_DB = 'This database connection is busy executing a query';
 const NOT_OPEN = 'The database connection is not open';
 
-const notSupported = (what) => new TypeError(`${what} is not supported by triflux-native-store`);
-
 /** Finalizes a Rust statement once nothing in JS can reach it any more. */
 // The held value keeps the connection object alive until the callback ran, so its handle
 // cannot have been reused by another connection meanwhile.
