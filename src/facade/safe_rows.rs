@@ -14,7 +14,6 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 
 use crate::error::SResult;
-use crate::js::bind::{args_into, Args};
 use crate::js::cells::{self, Cells};
 use crate::js::create::Made;
 use crate::js::napi::{Napi, Raw};
@@ -26,7 +25,7 @@ use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, ColumnMeta, RawStmt};
 
 use super::prepare::prepare_one;
-use super::statement::{finish, iter_step, start};
+use super::statement::{iter_step, with_started};
 use super::statements;
 use super::verbose::log_stmt;
 
@@ -183,22 +182,13 @@ fn cell_rows(
 /// `facadeGet` with safe integers: the row as cells (see `cell_rows`), or in EXPAND
 /// mode (or without shared memory) as a JS value (FLAT: its values) or `undefined`.
 pub(super) fn get(js: Napi, db: u32, id: u32, mode: RowMode, params: &[Raw]) -> Result<Raw> {
-    let env = Env::from_raw(js.env());
-    with_handle(&env, db, |core| {
-        let mut args = Args::new();
-        args_into(js, params, &mut args)?;
-        let mut table = statements(core)?;
-        let held = table.get(id)?;
-        start(js, core, held, &args)?;
+    with_started(js, db, id, params, |core, held| {
         if as_cells(js, mode) {
-            let result = cell_rows(js, core, &mut held.stmt, &mut held.row_shape, mode, true);
-            finish(held);
-            return result;
+            return cell_rows(js, core, &mut held.stmt, &mut held.row_shape, mode, true);
         }
         slots::set(js, slots::CELL_ROWS, -1.0)?;
         let result = get_row(js, core, &mut held.stmt, &mut held.row_shape, mode);
         held.stmt.reset();
-        finish(held);
         result
     })
 }
@@ -222,22 +212,12 @@ fn get_row(js: Napi, core: &Core, stmt: &mut RawStmt, kept: &mut Option<(i32, u3
 /// `facadeAll` with safe integers: an array of rows (FLAT: arrays of values, the keys
 /// after them when the registry is full).
 pub(super) fn all(js: Napi, db: u32, id: u32, mode: RowMode, params: &[Raw]) -> Result<Raw> {
-    let env = Env::from_raw(js.env());
-    with_handle(&env, db, |core| {
-        let mut args = Args::new();
-        args_into(js, params, &mut args)?;
-        let mut table = statements(core)?;
-        let held = table.get(id)?;
-        start(js, core, held, &args)?;
+    with_started(js, db, id, params, |core, held| {
         if as_cells(js, mode) {
-            let result = cell_rows(js, core, &mut held.stmt, &mut held.row_shape, mode, false);
-            finish(held);
-            return result;
+            return cell_rows(js, core, &mut held.stmt, &mut held.row_shape, mode, false);
         }
         slots::set(js, slots::CELL_ROWS, -1.0)?;
-        let result = all_rows(js, core, &mut held.stmt, &mut held.row_shape, mode);
-        finish(held);
-        result
+        all_rows(js, core, &mut held.stmt, &mut held.row_shape, mode)
     })
 }
 

@@ -72,6 +72,30 @@ pub(super) fn finish(held: &mut HeldStmt) {
     }
 }
 
+/// One statement call on statement `id` of connection `db`: the call's parameters bound
+/// (`start`), `f` run on the statement, and its bindings finished whatever `f` returned.
+/// The argument list stays in this frame (no copy of it per call).
+#[inline]
+pub(super) fn with_started<T>(
+    js: Napi,
+    db: u32,
+    id: u32,
+    params: &[Raw],
+    f: impl FnOnce(&Core, &mut HeldStmt) -> SResult<T>,
+) -> Result<T> {
+    let env = Env::from_raw(js.env());
+    with_handle(&env, db, |core| {
+        let mut args = Args::new();
+        args_into(js, params, &mut args)?;
+        let mut table = statements(core)?;
+        let held = table.get(id)?;
+        start(js, core, held, &args)?;
+        let result = f(core, held);
+        finish(held);
+        result
+    })
+}
+
 /// `db.prepare(source)`: the statement's id and traits packed in one number.
 #[napi]
 pub fn facade_prepare(env: Env, db: u32, source: JsVal) -> Result<f64> {
@@ -150,19 +174,11 @@ pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
         return safe_rows::get(js, db, id, RowMode::from_wire(mode & !SAFE_INTEGERS), params);
     }
     let mode = RowMode::from_wire(mode);
-    let env = Env::from_raw(js.env());
-    with_handle(&env, db, |core| {
-        let mut args = Args::new();
-        args_into(js, params, &mut args)?;
-        let mut table = statements(core)?;
-        let held = table.get(id)?;
-        start(js, core, held, &args)?;
+    with_started(js, db, id, params, |core, held| {
         if mode == RowMode::Flat {
-            let result = flat_row(js, &core.conn, held);
-            finish(held);
-            return result;
+            return flat_row(js, &core.conn, held);
         }
-        let result = match held.stmt.step() {
+        match held.stmt.step() {
             ffi::SQLITE_ROW => {
                 let value = match mode {
                     RowMode::Pluck => value_js(js, &held.stmt, 0),
@@ -184,9 +200,7 @@ pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
                 held.stmt.reset();
                 Err(raw::last_error(&core.conn))
             }
-        };
-        finish(held);
-        result
+        }
     })
 }
 
@@ -228,16 +242,9 @@ pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     if mode & SAFE_INTEGERS != 0 {
         return safe_rows::all(js, db, id, RowMode::from_wire(mode & !SAFE_INTEGERS), params);
     }
-    let env = Env::from_raw(js.env());
-    with_handle(&env, db, |core| {
-        let mut args = Args::new();
-        args_into(js, params, &mut args)?;
-        let mut table = statements(core)?;
-        let held = table.get(id)?;
-        start(js, core, held, &args)?;
-        let result = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode));
-        finish(held);
-        js.string_utf8(result?.as_bytes())
+    with_started(js, db, id, params, |core, held| {
+        let text = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode))?;
+        js.string_utf8(text.as_bytes())
     })
 }
 
