@@ -12,49 +12,14 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import { Database, createStore } from '../index.mjs';
-import { BetterSqlite3, outcome, referenceSkip, repoRoot, tempDir } from './helpers.mjs';
+import { BetterSqlite3, differentialTest, outcome, referenceSkip, repoRoot, tempDir } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const CommonJsDatabase = require('../better-sqlite3.cjs');
 
-/**
- * Runs `script(D, dir, step)` with better-sqlite3 and with each of this package's entry
- * points; `step(label, fn)` records an outcome. The recordings must be identical.
- */
-function differential(name, script) {
-  test(name, { skip: referenceSkip }, (t) => {
-    const record = (D) => {
-      const steps = [];
-      const dir = tempDir(t);
-      const opened = [];
-      const Wrapped = function (...args) {
-        const db = new D(...args);
-        opened.push(db);
-        return db;
-      };
-      Wrapped.SqliteError = D.SqliteError;
-      try {
-        script(Wrapped, dir, (label, fn) => steps.push([label, outcome(fn)]));
-      } finally {
-        for (const db of opened) {
-          try {
-            if (db.open) db.close();
-          } catch {}
-        }
-      }
-      return steps;
-    };
-    const reference = record(BetterSqlite3);
-    assert.ok(reference.length > 0);
-    for (const [entry, D] of [['ESM', Database], ['CommonJS', CommonJsDatabase]]) {
-      const ours = record(D);
-      assert.equal(ours.length, reference.length, `${entry}: number of steps`);
-      for (let i = 0; i < reference.length; i++) {
-        assert.deepEqual(ours[i], reference[i], `${entry}: step ${reference[i][0]}`);
-      }
-    }
-  });
-}
+/** `script` with better-sqlite3 and with this package's ESM and CommonJS entries. */
+const differential = (name, script) =>
+  differentialTest(name, script, [['ESM', Database], ['CommonJS', CommonJsDatabase]]);
 
 const BIG = 2n ** 53n + 1n;
 const MAX = 2n ** 63n - 1n;

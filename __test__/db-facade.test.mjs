@@ -6,38 +6,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { Database, createStore } from '../index.mjs';
-import { BetterSqlite3, outcome, referenceSkip, tempDir } from './helpers.mjs';
+import { BetterSqlite3, differentialTest, outcome, referenceSkip, tempDir } from './helpers.mjs';
 
-/**
- * Runs `script(D, dir, step)` once per implementation; `step(label, fn)` records an outcome.
- * Asserts the two recordings are identical, step by step.
- */
-function differential(name, script) {
-  test(name, { skip: referenceSkip }, (t) => {
-    const runs = [];
-    for (const D of [BetterSqlite3, Database]) {
-      const steps = [];
-      const dir = tempDir(t);
-      const opened = [];
-      const Wrapped = function (...args) {
-        const db = new D(...args);
-        opened.push(db);
-        return db;
-      };
-      try {
-        script(Wrapped, dir, (label, fn) => steps.push([label, outcome(fn)]));
-      } finally {
-        for (const db of opened) if (db.open) db.close();
-      }
-      runs.push(steps);
-    }
-    assert.ok(runs[0].length > 0);
-    for (let i = 0; i < runs[0].length; i++) {
-      assert.deepEqual(runs[1][i], runs[0][i], `step ${runs[0][i][0]}`);
-    }
-    assert.equal(runs[1].length, runs[0].length);
-  });
-}
+/** `script` with better-sqlite3 and with this package's `Database`. */
+const differential = (name, script) => differentialTest(name, script, [['Database', Database]]);
 
 const BIND_VALUES = {
   int: 42,

@@ -1,10 +1,12 @@
 // Shared test helpers: fresh temp directories and fixture copies, all inside the repo's
 // own files (tests never reach outside the repository).
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { referenceDir, referenceMissing } from '../tools/reference.mjs';
 
@@ -169,4 +171,45 @@ export function outcome(fn) {
   } catch (e) {
     return { error: [e?.constructor?.name, e?.name, e?.code ?? null, e?.message] };
   }
+}
+
+/** The steps `script(D, dir, step)` records with `D`: each `step(label, fn)` as [label, outcome]. */
+function recordSteps(t, D, script) {
+  const steps = [];
+  const dir = tempDir(t);
+  const opened = [];
+  const Wrapped = function (...args) {
+    const db = new D(...args);
+    opened.push(db);
+    return db;
+  };
+  Wrapped.SqliteError = D.SqliteError;
+  try {
+    script(Wrapped, dir, (label, fn) => steps.push([label, outcome(fn)]));
+  } finally {
+    for (const db of opened) {
+      try {
+        if (db.open) db.close(); // a script may leave an iterator open: close is refused then
+      } catch {}
+    }
+  }
+  return steps;
+}
+
+/**
+ * A test that runs `script(D, dir, step)` with better-sqlite3 and with each of `entries`
+ * ([label, Database class] pairs); the recordings must be identical, step by step.
+ */
+export function differentialTest(name, script, entries) {
+  test(name, { skip: referenceSkip }, (t) => {
+    const reference = recordSteps(t, BetterSqlite3, script);
+    assert.ok(reference.length > 0);
+    for (const [entry, D] of entries) {
+      const ours = recordSteps(t, D, script);
+      assert.equal(ours.length, reference.length, `${entry}: number of steps`);
+      for (let i = 0; i < reference.length; i++) {
+        assert.deepEqual(ours[i], reference[i], `${entry}: step ${reference[i][0]}`);
+      }
+    }
+  });
 }
