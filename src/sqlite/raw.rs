@@ -60,6 +60,15 @@ pub fn last_error(conn: &Connection) -> StoreError {
     StoreError::sqlite(code, cstr_lossy(msg).map(Cow::into_owned).unwrap_or_default())
 }
 
+/// A registration's status: Ok, or the connection's last error.
+fn ok_or_last_error(conn: &Connection, rc: c_int) -> Result<(), StoreError> {
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(last_error(conn))
+    }
+}
+
 /// Turns on a boolean `sqlite3_db_config` option (DEFENSIVE, ENABLE_QPSG, ...).
 pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreError> {
     // SAFETY: boolean options take an int and an optional int* (NULL: no read-back).

@@ -10,7 +10,7 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::{bytes, db, last_error};
+use super::{bytes, db, ok_or_last_error};
 use crate::error::StoreError;
 
 /// What a callback says when Rust itself failed (a panic): never an abort.
@@ -206,11 +206,7 @@ pub fn create_scalar<F: ScalarFunction>(
             Some(destroy::<F>),
         )
     };
-    if rc == ffi::SQLITE_OK {
-        Ok(())
-    } else {
-        Err(last_error(conn))
-    }
+    ok_or_last_error(conn, rc)
 }
 
 /// The group's state slot in SQLite's aggregate context (a pointer to a boxed
@@ -319,11 +315,7 @@ pub fn create_aggregate<A: AggregateFunction>(
             Some(destroy::<A>),
         )
     };
-    if rc == ffi::SQLITE_OK {
-        Ok(())
-    } else {
-        Err(last_error(conn))
-    }
+    ok_or_last_error(conn, rc)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use rusqlite::ffi;
 use rusqlite::Connection;
 
 use super::functions::{c_name, ResultSink, SqlValue};
-use super::{db, last_error};
+use super::{db, ok_or_last_error};
 use crate::error::StoreError;
 
 /// A module: makes a table for each `CREATE VIRTUAL TABLE` (or for the eponymous table).
@@ -402,11 +402,7 @@ pub fn create_module<M: TableModule>(
             Some(destroy_module::<M>),
         )
     };
-    if rc == ffi::SQLITE_OK {
-        Ok(())
-    } else {
-        Err(last_error(conn))
-    }
+    ok_or_last_error(conn, rc)
 }
 
 #[cfg(test)]
