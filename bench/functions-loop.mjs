@@ -1,15 +1,21 @@
 // One user-callback query in a loop, on this package or on better-sqlite3, for profiling
-// what a callback call costs (perf, callgrind): `scalar` runs SELECT sum(f(x)) and
-// `aggregate` a JS aggregate, each over a 100,000-row table, 60 times.
+// what a callback call costs (perf, callgrind): `scalar` runs SELECT sum(f(x)),
+// `aggregate` a JS aggregate and `window` a JS window aggregate (10-row frame, inverse),
+// each over a 100,000-row table, 60 times (`window` 10 times).
 //
-//   node bench/functions-loop.mjs [scalar|aggregate] [--baseline]
+//   node bench/functions-loop.mjs [scalar|aggregate|window] [--baseline]
 
 import { createRequire } from 'node:module';
 
 import { loadReference } from '../tools/reference.mjs';
 
 const require = createRequire(import.meta.url);
-const kind = process.argv[2] === 'aggregate' ? 'aggregate' : 'scalar';
+const QUERIES = {
+  scalar: ['SELECT sum(plus_one(x)) FROM t', 60],
+  aggregate: ['SELECT total(x) FROM t', 60],
+  window: ['SELECT sum(m) FROM (SELECT moving(x) OVER (ORDER BY id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS m FROM t)', 10],
+};
+const kind = process.argv[2] in QUERIES ? process.argv[2] : 'scalar';
 const Database = process.argv.includes('--baseline') ? loadReference() : require('../lib/database.cjs').Database;
 
 const db = new Database(':memory:');
@@ -17,8 +23,10 @@ db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER NOT NULL)');
 db.prepare('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) INSERT INTO t (x) SELECT i FROM n').run();
 db.function('plus_one', (x) => x + 1);
 db.aggregate('total', { start: 0, step: (total, x) => total + x });
-const stmt = db.prepare(kind === 'aggregate' ? 'SELECT total(x) FROM t' : 'SELECT sum(plus_one(x)) FROM t').pluck();
+db.aggregate('moving', { start: 0, step: (total, x) => total + x, inverse: (total, x) => total - x });
+const [sql, times] = QUERIES[kind];
+const stmt = db.prepare(sql).pluck();
 let last;
-for (let i = 0; i < 60; i++) last = stmt.get();
+for (let i = 0; i < times; i++) last = stmt.get();
 console.log(`${kind}: ${last}`);
 db.close();

@@ -100,6 +100,16 @@ function sharedStatement(n, source) {
   return entry;
 }
 
+/**
+ * Drops connection `n`'s shared statements (those in use stay theirs): after a new
+ * function, aggregate or table module, better-sqlite3's fresh prepare of a text may bind
+ * another registration (SQLite keeps `f` of each argument count, and expires statements
+ * only when one with the same count is replaced).
+ */
+function forgetSharedStatements(n) {
+  sharedByConnection.get(n)?.clear();
+}
+
 function booleanArg(args) {
   if (args.length === 0) return true;
   if (typeof args[0] !== 'boolean') throw new TypeError('Expected first argument to be a boolean');
@@ -456,7 +466,7 @@ Object.assign(Database.prototype, {
     return this;
   },
 
-  ...callbackMethods((db) => db[kNative]),
+  ...callbackMethods((db) => db[kNative], forgetSharedStatements),
   backup(filename, options) {
     return backupMethods.backup(this[kNative], filename, options);
   },

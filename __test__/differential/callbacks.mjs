@@ -45,12 +45,34 @@ function throwOwn(state, index) {
 }
 
 // A function of the given arity (better-sqlite3 reads `fn.length` unless varargs).
-const ARITY = [
+const ARITIES = [
   (h) => function f0() { return h(arguments); },
   (h) => function f1(a) { return h(arguments); },
   (h) => function f2(a, b) { return h(arguments); },
   (h) => function f3(a, b, c) { return h(arguments); },
 ];
+/** Past 3 parameters, a function whose `length` says how many (up to 100). */
+const ARITY = new Proxy(ARITIES, {
+  get: (target, key) => target[key] ?? ((h) => Object.defineProperty(function fn() { return h(arguments); }, 'length', { value: Number(key) })),
+});
+
+/**
+ * Another connection whose function and aggregate a callback runs while its own call is
+ * in progress: a nested callback frame (the same Database class, so the same library).
+ */
+function nestedQuery(state, args) {
+  if (!state.nested) {
+    const other = new state.Database(':memory:');
+    other.function('inner', { varargs: true }, (...xs) => xs.reduce((s, x) => (typeof x === 'number' ? s + x : s), 0.5));
+    other.aggregate('inner_total', { start: () => 0.25, step: (t, x) => t + (typeof x === 'number' ? x : 1) });
+    state.nested = other;
+  }
+  const numbers = Array.prototype.filter.call(args, (x) => typeof x === 'number').slice(0, 3);
+  const row = state.nested
+    .prepare(`SELECT inner(${numbers.map(() => '?').join(', ')}) AS a, (SELECT inner_total(x) FROM (SELECT 1 AS x UNION ALL SELECT 2.5 UNION ALL SELECT 'z')) AS b, inner('t') AS c`)
+    .get(...numbers);
+  return `${row.a}/${row.b}/${row.c}`;
+}
 
 /** Scalar behaviours: `(state, step, args) => value`. */
 const SCALARS = {
@@ -59,6 +81,8 @@ const SCALARS = {
   sum: (state, step, args) => Array.prototype.reduce.call(args, (s, x) => s + x, 0),
   return: (state, step) => RETURNS[step.value](),
   throw: (state, step) => throwOwn(state, step.value),
+  nested: (state, step, args) => `${nestedQuery(state, args)}:${describeArgs(args)}`,
+  nestedNumber: (state, step, args) => Number(nestedQuery(state, args).split('/')[0]) + Array.prototype.filter.call(args, (x) => typeof x === 'number').length,
   busyGet: (state) => state.db.prepare('SELECT 1 AS x').get().x,
   busyExec: (state) => state.db.exec('SELECT 1') === state.db,
   busyPragma: (state) => state.db.pragma('user_version', { simple: true }),
@@ -101,12 +125,15 @@ registerOp('query', (state, step) => observeCall(state, () => {
 /** Aggregate callbacks: they build a text of what they saw, so types reach the comparison. */
 function aggregateDefinition(state, step) {
   const def = {};
+  let calls = 0;
   const maybeThrow = (where) => {
-    if (step.throwIn === where) throwOwn(state, step.throwValue);
+    // throwAfter: the callback throws once, at that call; the statement then runs again.
+    if (step.throwIn === where && (step.throwAfter === undefined || calls++ === step.throwAfter)) throwOwn(state, step.throwValue);
   };
   const wrap = (where, body) => ARITY[step.arity]((args) => {
     maybeThrow(where);
-    return body(args);
+    const text = body(args);
+    return step.nested ? `${text}~${nestedQuery(state, args)}` : text;
   });
   if (step.start === 'function') def.start = () => { maybeThrow('start'); return 'F'; };
   else if (step.start !== 'absent') def.start = step.start;
@@ -206,11 +233,11 @@ const callArgs = (g, n) => Array.from({ length: n }, () => sqlValue(g));
 
 const scalarStep = (g, name) => {
   const behavior = g.weighted([[5, 'echo'], [3, 'first'], [1, 'sum'], [4, 'return'], [3, 'throw'], [1, 'busyGet'], [1, 'busyExec'],
-    [1, 'busyPragma'], [1, 'other']]);
+    [1, 'busyPragma'], [1, 'other'], [1, 'nested'], [1, 'nestedNumber']]);
   const value = behavior === 'return' ? g.int(RETURNS.length) : behavior === 'throw' ? g.int(THROWS.length) : 0;
   const opts = options(g, ['varargs', 'deterministic', 'directOnly', 'safeIntegers']);
   return {
-    op: 'function', name, behavior, value, arity: g.int(4), fn: g.chance(0.03) ? 'bad' : 'ok',
+    op: 'function', name, behavior, value, arity: g.weighted([[12, g.int(4)], [1, g.range(4, 24)]]), fn: g.chance(0.03) ? 'bad' : 'ok',
     options: g.weighted([[8, opts], [2, 'none'], [1, g.pick([null, 'x', 5])]]),
   };
 };
@@ -221,7 +248,8 @@ registerKind('function', 4, (g) => {
   const steps = [fn];
   if (g.chance(0.2)) steps.push({ op: 'safe', args: g.pick([[], [true], [false]]) });
   for (let i = g.range(1, 3); i > 0; i--) {
-    const n = g.weighted([[5, fn.arity], [2, g.range(0, 4)]]);
+    // Past 16 arguments some travel outside the native side's call frame.
+    const n = g.weighted([[5, fn.arity], [2, g.range(0, 4)], [1, g.range(4, 24)]]);
     const args = g.chance(0.3) ? Array.from({ length: n }, () => '?') : callArgs(g, n);
     const sql = g.weighted([
       [5, () => `SELECT ${fn.name}(${args.join(', ')}) AS v`],
@@ -248,13 +276,15 @@ const FRAMES = ['ROWS BETWEEN 1 PRECEDING AND CURRENT ROW', 'ROWS BETWEEN UNBOUN
 registerKind('aggregate', 3, (g) => {
   const inverse = g.chance(0.5);
   const agg = {
-    op: 'aggregate', name: 'agg', arity: g.range(1, 3),
+    op: 'aggregate', name: 'agg', arity: g.weighted([[10, g.range(1, 3)], [1, g.range(4, 20)]]),
     start: g.weighted([[3, 'function'], [3, 'absent'], [1, 0], [1, 'S'], [1, null], [1, 5n]]),
     step: g.weighted([[20, 'ok'], [1, 'absent'], [1, 'bad']]),
     inverse,
     result: g.weighted([[3, 'echo'], [2, undefined], [2, g.int(RETURNS.length)]]),
     throwIn: g.weighted([[6, null], [1, 'start'], [1, 'step'], [1, 'inverse'], [1, 'result']]),
     throwValue: g.int(THROWS.length),
+    throwAfter: g.chance(0.5) ? g.int(8) : undefined,
+    nested: g.chance(0.1),
     options: options(g, ['varargs', 'deterministic', 'directOnly', 'safeIntegers']),
   };
   const steps = [
@@ -263,7 +293,7 @@ registerKind('aggregate', 3, (g) => {
     agg,
   ];
   for (let i = g.range(1, 3); i > 0; i--) {
-    const args = Array.from({ length: g.weighted([[6, agg.arity - 1], [1, g.range(0, 3)]]) }, () => g.pick(['x', 'id', 'g', sqlValue(g)]));
+    const args = Array.from({ length: g.weighted([[6, agg.arity - 1], [1, g.range(0, 3)], [1, g.range(3, 20)]]) }, () => g.pick(['x', 'id', 'g', sqlValue(g)]));
     const call = `agg(${['x', ...args].join(', ')})`;
     const sql = g.weighted([
       [3, () => `SELECT ${call} AS v FROM t`],
@@ -272,7 +302,10 @@ registerKind('aggregate', 3, (g) => {
       [4, () => `SELECT id, ${call} OVER (ORDER BY id ${g.pick(FRAMES)}) AS v FROM t ORDER BY id`],
       [1, () => `SELECT id, ${call} OVER (PARTITION BY g ORDER BY id ${g.pick(FRAMES)}) AS v FROM t ORDER BY id`],
     ])();
-    steps.push(queryStep(g, sql, g.pick(['all', 'all', 'get', 'iterate']), [], ['raw']));
+    const query = queryStep(g, sql, g.pick(['all', 'all', 'get', 'iterate']), [], ['raw']);
+    steps.push(query);
+    // The same statement again: after a throw mid-aggregate, its groups start afresh.
+    if (g.chance(0.4)) steps.push(query);
   }
   steps.push({ op: 'state' }, { op: 'query', sql: 'SELECT count(*) AS n FROM t', method: 'get', params: [] });
   return steps;

@@ -36,6 +36,8 @@ export function execute(Database, steps) {
     state.db = new Database(':memory:');
     for (const step of steps) state.run(step);
   } finally {
+    // The connection a nested callback used (callbacks.mjs nestedQuery).
+    if (state.nested?.open) state.nested.close();
     if (state.db?.open) {
       try {
         state.db.close();

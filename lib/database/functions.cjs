@@ -5,6 +5,7 @@
 // thread; a callback that throws makes that statement call throw the same value.
 
 const native = require('../native.cjs');
+const { aggregateTrampolines, scalarTrampoline } = require('./call-frame.cjs');
 const { defaultSafeIntegers } = require('../connection-state.cjs');
 
 const { hasOwnProperty } = Object.prototype;
@@ -60,7 +61,10 @@ function defineFunction(db, n, name, options, fn) {
   const directOnly = booleanOption(options, 'directOnly');
   const varargs = booleanOption(options, 'varargs');
   const argCount = varargs ? -1 : checkArgCount(functionLength(fn));
-  native.facadeFunction(n.handle, fn, name, argCount, resolveSafeIntegers(n, safeIntegers), deterministic, directOnly);
+  native.facadeFunction(
+    n.handle, scalarTrampoline(fn, argCount), name, argCount,
+    resolveSafeIntegers(n, safeIntegers), deterministic, directOnly,
+  );
 }
 
 function functionOption(options, key, required) {
@@ -90,8 +94,9 @@ function defineAggregate(db, n, name, options) {
     if (argCount > 0) argCount -= 1;
     checkArgCount(argCount);
   }
+  const [stepCall, inverseCall, valueCall] = aggregateTrampolines(start, step, inverse, result, argCount);
   native.facadeAggregate(
-    n.handle, start, step, inverse, result, name, argCount,
+    n.handle, stepCall, inverseCall, valueCall, name, argCount,
     resolveSafeIntegers(n, safeIntegers), deterministic, directOnly,
   );
 }
@@ -233,19 +238,28 @@ function tableRows(generator, columnIndex, moduleName) {
   };
 }
 
-/** The three methods, for Database.prototype; `nativeOf(db)` is the db's connection. */
-function callbackMethods(nativeOf) {
+/**
+ * The three methods, for Database.prototype; `nativeOf(db)` is the db's connection and
+ * `forgetStatements(n)` drops its shared statements once a registration succeeded.
+ */
+function callbackMethods(nativeOf, forgetStatements) {
   return {
     function(name, options, fn) {
-      defineFunction(this, nativeOf(this), name, options, fn);
+      const n = nativeOf(this);
+      defineFunction(this, n, name, options, fn);
+      forgetStatements(n);
       return this;
     },
     aggregate(name, options) {
-      defineAggregate(this, nativeOf(this), name, options);
+      const n = nativeOf(this);
+      defineAggregate(this, n, name, options);
+      forgetStatements(n);
       return this;
     },
     table(name, factory) {
-      defineTable(this, nativeOf(this), name, factory);
+      const n = nativeOf(this);
+      defineTable(this, n, name, factory);
+      forgetStatements(n);
       return this;
     },
   };

@@ -4,13 +4,14 @@
 //! `CustomFunction` / `CustomAggregate`: a throw in JS stays the pending exception, which
 //! the statement call then throws as it is.
 
+use std::cell::{Cell, RefCell};
+
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{report, set_result, value_js, Cells, Registered, Running};
-use crate::js::napi::{JsRef, Napi, Raw, ScopeCache};
+use crate::js::callbacks::{aggregate_flags, frame_args, frame_result, frame_state, report, Argv, Registered, Running};
+use crate::js::napi::{JsRef, Napi, ScopeCache};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::functions::{
@@ -18,9 +19,6 @@ use crate::sqlite::raw::functions::{
 };
 
 use super::{no_iterators, statements};
-
-/// Arguments of one call, on the stack for the usual few.
-type Argv = SmallVec<[Raw; 8]>;
 
 /// better-sqlite3 refuses to register while a statement runs or an iterator is open.
 pub(super) fn not_busy(core: &Core) -> SResult<()> {
@@ -36,18 +34,13 @@ fn name_of(name: &JsVal) -> SResult<(Vec<u8>, String)> {
     Ok((bytes, text))
 }
 
-fn args_js(js: Napi, out: &mut Argv, args: &[SqlValue], safe_ints: bool) -> SResult<()> {
-    for arg in args {
-        out.push(value_js(js, arg.get(), safe_ints)?);
-    }
-    Ok(())
-}
-
 struct JsFunction {
     js: Napi,
     /// The connection's handle (busy while this runs).
     db: u32,
     _registered: Registered,
+    /// The JS layer's trampoline for the user's function: it reads the arguments from the
+    /// call frame and leaves a number result there (see `frame_args`).
     f: JsRef,
     saved: ScopeCache,
     name: String,
@@ -59,11 +52,11 @@ impl JsFunction {
         let js = self.js;
         let scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let (f, this) = self.saved.get(js, &scope, &self.f)?;
+        let values = self.saved.get(js, &scope, &self.f)?;
         let mut argv = Argv::new();
-        args_js(js, &mut argv, args, self.safe_ints)?;
-        let result = js.call(f, this, &argv)?;
-        set_result(js, result, out, || {
+        frame_args(js, &values, args, self.safe_ints, &mut argv)?;
+        let result = js.call(values.func, values.undefined, &argv)?;
+        frame_result(js, result, out, || {
             format!("User-defined function {}() returned", self.name)
         })
     }
@@ -112,38 +105,54 @@ pub fn facade_function(
     })
 }
 
-/// The cell of `Cells` that holds `start` (a value, or the function that makes one).
-const START: u32 = 0;
+/// The running values' numbers: each group in progress has one, reused once its group
+/// ends (the JS layer keeps the values in an array under these numbers).
+#[derive(Default)]
+struct StateIds {
+    free: RefCell<Vec<u32>>,
+    next: Cell<u32>,
+}
+
+impl StateIds {
+    fn take(&self) -> u32 {
+        self.free.borrow_mut().pop().unwrap_or_else(|| {
+            let id = self.next.get();
+            self.next.set(id + 1);
+            id
+        })
+    }
+
+    fn give_back(&self, id: u32) {
+        self.free.borrow_mut().push(id);
+    }
+}
 
 struct JsAggregate {
     js: Napi,
     /// The connection's handle (busy while this runs).
     db: u32,
     _registered: Registered,
-    /// The running value of each group, and `start` in cell START.
-    cells: Cells,
-    start_is_function: bool,
+    /// The JS layer's trampolines: `step` and `inverse` call the user's with the group's
+    /// running value and keep what they return; `value` gives the result (the user's
+    /// `result`, if any, of the running value) or only drops the value (RELEASE). The
+    /// running value, and `start`, live on the JS side.
     step: JsRef,
     saved_step: ScopeCache,
     inverse: Option<JsRef>,
     saved_inverse: ScopeCache,
-    result: Option<JsRef>,
+    value: JsRef,
+    saved_value: ScopeCache,
+    ids: StateIds,
     name: String,
     safe_ints: bool,
 }
 
-/// A group's running value: a number kept in Rust (a sum, a count: no JS cell to read
-/// and write per row), or any other value in a cell of `Cells`.
-#[derive(Clone, Copy)]
-enum Acc {
-    Number(f64),
-    Cell(u32),
-}
-
-/// One group's accumulator, None once a callback failed (better-sqlite3's empty
-/// accumulator: the group's later callbacks do nothing).
+/// One group's running value, by its number; `id` None once a callback failed
+/// (better-sqlite3's empty accumulator: the group's later callbacks do nothing).
 struct Group {
-    acc: Option<Acc>,
+    id: Option<u32>,
+    /// No callback of the group has returned yet: its value is still to be made.
+    new: bool,
     is_window: bool,
 }
 
@@ -152,65 +161,22 @@ impl JsAggregate {
         format!("User-defined function {}() returned", self.name)
     }
 
-    /// better-sqlite3's `GetAccumulator`: the group's value, made on its first callback
-    /// from `start` (called when it is a function).
-    fn acc(&self, group: &mut Option<Group>) -> SResult<Option<Acc>> {
-        if let Some(group) = group {
-            return Ok(group.acc);
-        }
-        let js = self.js;
-        let start = self.cells.get(js, START)?;
-        let seed = if self.start_is_function {
-            js.call(start, js.undefined()?, &[])
-        } else {
-            Ok(start)
-        };
-        let made = group.insert(Group {
-            acc: None,
+    /// better-sqlite3's `GetAccumulator`: the group's number and whether its value is
+    /// still to be made (from `start`, by the trampoline, on its first callback).
+    fn state(&self, group: &mut Option<Group>) -> Option<(u32, bool)> {
+        let group = group.get_or_insert_with(|| Group {
+            id: Some(self.ids.take()),
+            new: true,
             is_window: false,
         });
-        made.acc = Some(self.keep(seed?)?);
-        Ok(made.acc)
-    }
-
-    fn keep(&self, value: Raw) -> SResult<Acc> {
-        match self.js.number_value(value) {
-            Some(n) => Ok(Acc::Number(n)),
-            None => Ok(Acc::Cell(self.cells.put(self.js, value)?)),
-        }
-    }
-
-    fn acc_js(&self, acc: Acc) -> SResult<Raw> {
-        match acc {
-            Acc::Number(n) => self.js.number(n),
-            Acc::Cell(cell) => self.cells.get(self.js, cell),
-        }
-    }
-
-    /// The group's value after a step returned `value` (undefined keeps it).
-    fn replace(&self, group: &mut Option<Group>, value: Raw) -> SResult<()> {
-        let js = self.js;
-        let Some(group) = group.as_mut() else {
-            return Ok(());
-        };
-        let Some(acc) = group.acc.as_mut() else {
-            return Ok(());
-        };
-        match (js.number_value(value), *acc) {
-            (Some(n), Acc::Number(_)) => *acc = Acc::Number(n),
-            (Some(n), Acc::Cell(cell)) => {
-                *acc = Acc::Number(n);
-                self.cells.release(js, cell);
-            }
-            (None, _) if JsVal::wrap(js, value)?.is_undefined() => {}
-            (None, Acc::Cell(cell)) => self.cells.set(js, cell, value)?,
-            (None, Acc::Number(_)) => *acc = Acc::Cell(self.cells.put(js, value)?),
-        }
-        Ok(())
+        group.id.map(|id| (id, group.new))
     }
 
     fn fail(&self, group: &mut Option<Group>, error: StoreError, out: &mut ResultSink) {
-        self.end(group);
+        // A JS throw leaves the trampoline having dropped the value; a failure of Rust's
+        // own (a result of the wrong type) drops it now, before the error is thrown.
+        let release = !matches!(error, StoreError::Pending);
+        self.end(group, release);
         report(self.js, error);
         out.fail(b"");
     }
@@ -219,47 +185,69 @@ impl JsAggregate {
         let js = self.js;
         let scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let Some(acc) = self.acc(group)? else {
+        let Some((id, new)) = self.state(group) else {
             return Ok(());
         };
-        let (f, this) = match (inverse, &self.inverse) {
+        let values = match (inverse, &self.inverse) {
             (true, Some(inverse)) => self.saved_inverse.get(js, &scope, inverse)?,
             _ => self.saved_step.get(js, &scope, &self.step)?,
         };
         let mut argv = Argv::new();
-        argv.push(self.acc_js(acc)?);
-        args_js(js, &mut argv, args, self.safe_ints)?;
-        let value = js.call(f, this, &argv)?;
-        self.replace(group, value)
+        frame_args(js, &values, args, self.safe_ints, &mut argv)?;
+        frame_state(js, id, if new { aggregate_flags::NEW } else { 0 })?;
+        js.call(values.func, values.undefined, &argv)?;
+        if let Some(group) = group {
+            group.new = false;
+        }
+        Ok(())
     }
 
     fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _scope = js.callback_scope()?;
+        let scope = js.callback_scope()?;
         let _running = Running::enter(self.db);
-        let Some(acc) = self.acc(group)? else {
+        let Some((id, new)) = self.state(group) else {
             return Ok(());
         };
         let Some(state) = group.as_mut() else {
             return Ok(());
         };
+        let mut flags = if new { aggregate_flags::NEW } else { 0 };
         if !is_final {
             state.is_window = true;
         } else if state.is_window {
             // A window function's last call only ends the group.
+            flags = aggregate_flags::RELEASE;
+        } else {
+            flags |= aggregate_flags::FINAL;
+        }
+        let values = self.saved_value.get(js, &scope, &self.value)?;
+        frame_state(js, id, flags)?;
+        let value = js.call(values.func, values.undefined, &[])?;
+        state.new = false;
+        if flags == aggregate_flags::RELEASE {
             return Ok(());
         }
-        let mut value = self.acc_js(acc)?;
-        if let Some(result) = &self.result {
-            value = js.call(result.get(js)?, js.undefined()?, &[value])?;
-        }
-        set_result(js, value, out, || self.prefix())
+        frame_result(js, value, out, || self.prefix())
     }
 
-    fn end(&self, group: &mut Option<Group>) {
-        if let Some(Acc::Cell(cell)) = group.as_mut().and_then(|g| g.acc.take()) {
-            self.cells.release(self.js, cell);
+    /// Ends the group: its number is free again; with `release`, the trampoline drops
+    /// its value first (where it did not already).
+    fn end(&self, group: &mut Option<Group>, release: bool) {
+        let Some(id) = group.as_mut().and_then(|g| g.id.take()) else {
+            return;
+        };
+        if release {
+            let js = self.js;
+            let dropped = js.scope().and_then(|_scope| {
+                let func = self.value.get(js)?;
+                frame_state(js, id, aggregate_flags::RELEASE)?;
+                js.call(func, js.undefined()?, &[])
+            });
+            // Unreachable JS (an exception pending) keeps the value until the number is reused.
+            drop(dropped);
         }
+        self.ids.give_back(id);
     }
 }
 
@@ -277,22 +265,22 @@ impl AggregateFunction for JsAggregate {
             self.fail(group, error, out);
         }
         if is_final {
-            self.end(group);
+            // The final call dropped the value (or failed, which drops it too).
+            self.end(group, false);
         }
     }
 }
 
-/// `db.aggregate(name, options)`'s native half: `inverse`/`result` are functions or
-/// null, `argc` -1 for varargs; a window function when `inverse` is given.
+/// `db.aggregate(name, options)`'s native half: the JS layer's trampolines (`inverse` a
+/// function or null), `argc` -1 for varargs; a window function when `inverse` is given.
 #[napi]
 #[allow(clippy::too_many_arguments)]
 pub fn facade_aggregate(
     env: Env,
     db: u32,
-    start: JsVal,
     step: JsVal,
     inverse: JsVal,
-    result: JsVal,
+    value: JsVal,
     name: JsVal,
     argc: i32,
     safe_ints: bool,
@@ -303,28 +291,23 @@ pub fn facade_aggregate(
     with_handle(&env, db, |core| {
         not_busy(core)?;
         let (bytes, name) = name_of(&name)?;
-        let keep_function = |v: &JsVal| -> SResult<Option<JsRef>> {
-            if v.is_function() {
-                Ok(Some(js.keep(v.raw())?))
-            } else {
-                Ok(None)
-            }
+        let inverse = if inverse.is_function() {
+            Some(js.keep(inverse.raw())?)
+        } else {
+            None
         };
-        let cells = Cells::new(js)?;
-        cells.put(js, start.raw())?;
-        let inverse = keep_function(&inverse)?;
         let window = inverse.is_some();
         let imp = JsAggregate {
             js,
             db,
             _registered: Registered::new(js),
-            cells,
-            start_is_function: start.is_function(),
             step: js.keep(step.raw())?,
             saved_step: ScopeCache::default(),
             inverse,
             saved_inverse: ScopeCache::default(),
-            result: keep_function(&result)?,
+            value: js.keep(value.raw())?,
+            saved_value: ScopeCache::default(),
+            ids: StateIds::default(),
             name,
             safe_ints,
         };

@@ -3,17 +3,18 @@
 //! between calls, and how a failed callback reports itself. The rules are
 //! better-sqlite3's `Data::GetValueJS`, `Data::ResultValueFromJS` and `DataConverter`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 
 use rusqlite::types::ValueRef;
+use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
 use crate::js::bind::bound_from_js;
-use crate::js::napi::{JsRef, Napi, Raw};
+use crate::js::napi::{CallValues, Napi, Raw, ResultSlots};
 use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
-use crate::sqlite::raw::functions::ResultSink;
+use crate::sqlite::raw::functions::{ResultSink, SqlValue};
 use crate::sqlite::step_frames::{self, CallbackRunning};
 
 thread_local! {
@@ -129,51 +130,69 @@ pub fn report(js: Napi, error: StoreError) {
     let _ = error.throw(js.env());
 }
 
-/// JS values kept between callbacks (an aggregate's running value, its `start`),
-/// which may be primitives: Node-API before version 10 references only objects, so they
-/// live in one JS array, each in a numbered cell. A freed cell is reused.
-pub struct Cells {
-    array: JsRef,
-    free: RefCell<Vec<u32>>,
-    len: Cell<u32>,
+/// Arguments of one callback call, on the stack for the usual few.
+pub type Argv = SmallVec<[Raw; 8]>;
+
+/// The arguments of a callback call as its JS trampoline (lib/database/call-frame.cjs)
+/// decodes them: a number in its call-frame slot with a marker as the JS argument, an
+/// INTEGER that fits 32 bits as an i32 with `false` (JS reads it as V8's small integer,
+/// which better-sqlite3's `Number::New` makes too), any other INTEGER or a REAL as an f64
+/// with `undefined`, under safeIntegers an INTEGER's bits (read as a BigInt) with `true`;
+/// NULL as `null`; TEXT, BLOB, an argument past the frame's slots, or every argument
+/// where the slots are not shared memory, as the JS value itself. SQL has no `undefined`
+/// or boolean values, so the markers are unambiguous. JS reads the frame before the
+/// user's function runs: a nested callback's frame cannot clobber it.
+pub fn frame_args(js: Napi, values: &CallValues, args: &[SqlValue], safe_ints: bool, argv: &mut Argv) -> SResult<()> {
+    slots::with_shared(|frame| {
+        for (i, arg) in args.iter().enumerate() {
+            let slot = slots::CALL_ARGS + i;
+            let framed =
+                |put: &dyn Fn(&ResultSlots) -> bool| i < slots::CALL_ARGS_MAX && frame.is_some_and(|frame| put(frame));
+            let raw = match arg.get() {
+                ValueRef::Null => values.null,
+                ValueRef::Integer(n) if safe_ints && framed(&|f| f.put_i64(slot, n)) => values.yes,
+                ValueRef::Integer(n) if !safe_ints => match i32::try_from(n) {
+                    Ok(small) if framed(&|f| f.put_i32(slot, small)) => values.no,
+                    Err(_) if framed(&|f| f.put(slot, n as f64)) => values.undefined,
+                    _ => value_js(js, ValueRef::Integer(n), false)?,
+                },
+                ValueRef::Real(x) if framed(&|f| f.put(slot, x)) => values.undefined,
+                value => value_js(js, value, safe_ints)?,
+            };
+            argv.push(raw);
+        }
+        Ok(())
+    })
 }
 
-impl Cells {
-    pub fn new(js: Napi) -> SResult<Self> {
-        Ok(Cells {
-            array: js.keep(js.array(0)?)?,
-            free: RefCell::default(),
-            len: Cell::new(0),
-        })
+/// A callback's result: the number its trampoline left in the call frame, else the JS
+/// value it returned, converted by [`set_result`].
+pub fn frame_result(js: Napi, value: Raw, out: &mut ResultSink, prefix: impl FnOnce() -> String) -> SResult<()> {
+    let number = slots::with_shared(|frame| {
+        let frame = frame?;
+        (frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slots::CALL_RESULT))
+    });
+    match number {
+        Some(n) => {
+            out.set(ValueRef::Real(n));
+            Ok(())
+        }
+        None => set_result(js, value, out, prefix),
     }
+}
 
-    /// Stores `value` in a new cell.
-    pub fn put(&self, js: Napi, value: Raw) -> SResult<u32> {
-        let index = match self.free.borrow_mut().pop() {
-            Some(index) => index,
-            None => {
-                let index = self.len.get();
-                self.len.set(index + 1);
-                index
-            }
-        };
-        self.set(js, index, value)?;
-        Ok(index)
-    }
+/// What an aggregate's trampolines are told in the call frame besides the arguments.
+pub mod aggregate_flags {
+    /// The group's first call: its running value is made from `start` now.
+    pub const NEW: u32 = 1;
+    /// The group's last call: its running value is dropped after it.
+    pub const FINAL: u32 = 2;
+    /// Only drop the group's running value (a window's end, a failed result).
+    pub const RELEASE: u32 = 4;
+}
 
-    pub fn get(&self, js: Napi, index: u32) -> SResult<Raw> {
-        js.element(self.array.get(js)?, index)
-    }
-
-    pub fn set(&self, js: Napi, index: u32, value: Raw) -> SResult<()> {
-        js.set_element(self.array.get(js)?, index, value)
-    }
-
-    /// Empties a cell (its value may be collected) for reuse. With a JS exception
-    /// pending (a callback threw) Node-API writes nothing: the value then stays until the
-    /// cell is reused.
-    pub fn release(&self, js: Napi, index: u32) {
-        let _ = js.undefined().and_then(|u| self.set(js, index, u));
-        self.free.borrow_mut().push(index);
-    }
+/// Tells an aggregate's trampoline which group (`state`) a call is for, and how.
+pub fn frame_state(js: Napi, state: u32, flags: u32) -> SResult<()> {
+    slots::set(js, slots::CALL_STATE, f64::from(state))?;
+    slots::set(js, slots::CALL_FLAGS, f64::from(flags))
 }

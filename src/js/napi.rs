@@ -47,7 +47,7 @@ macro_rules! out {
 
 mod call;
 mod shared;
-pub use call::{JsRef, ScopeCache};
+pub use call::{CallValues, JsRef, ScopeCache};
 pub use shared::{ResultSlots, SharedMemory};
 
 /// Element types of typed arrays, as Node-API numbers them.

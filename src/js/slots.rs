@@ -33,7 +33,23 @@ pub const CALLBACKS: usize = 6;
 pub const ROW_COLUMNS: usize = 7;
 /// The most columns a slotted row has.
 pub const ROW_COLUMNS_MAX: usize = 16;
-const COUNT: usize = ROW_COLUMNS + 2 * ROW_COLUMNS_MAX;
+/// The call frame of user callbacks (`js::callbacks::frame_args`, lib/database/call-frame.cjs)
+/// starts here: 1 when the slots are memory shared with JS, set once when they are made
+/// (where they are V8's own, the frame is only a fallback's scratch space).
+pub const CALL_SHARED: usize = ROW_COLUMNS + 2 * ROW_COLUMNS_MAX;
+/// 1 when the callback's result is the number in CALL_RESULT, else 0 (the result is the
+/// JS value the callback returned). Written by JS before each callback returns.
+pub const CALL_RESULT_IS_NUMBER: usize = CALL_SHARED + 1;
+pub const CALL_RESULT: usize = CALL_RESULT_IS_NUMBER + 1;
+/// An aggregate's group (its running value's index in the JS layer's array).
+pub const CALL_STATE: usize = CALL_RESULT + 1;
+/// An aggregate call's flags (`js::callbacks::AggregateFlags`).
+pub const CALL_FLAGS: usize = CALL_STATE + 1;
+/// The callback's first arguments, as numbers (or BigInt bits), from here on.
+pub const CALL_ARGS: usize = CALL_FLAGS + 1;
+/// How many arguments the frame holds; later ones travel as JS values.
+pub const CALL_ARGS_MAX: usize = 16;
+const COUNT: usize = CALL_ARGS + CALL_ARGS_MAX;
 
 thread_local! {
     // One JS environment per thread (the main thread's, or a worker's).
@@ -46,6 +62,7 @@ pub fn result_slots(js: Napi, _args: &[Raw]) -> napi::Result<Raw> {
         Some(slots) => slots.array(js),
         None => {
             let slots = ResultSlots::new(js, COUNT)?;
+            slots.put(CALL_SHARED, 1.0);
             let array = slots.array(js);
             let _ = cell.set(slots);
             array
@@ -77,4 +94,11 @@ pub fn set_all(js: Napi, start: usize, values: &[f64]) -> SResult<()> {
             "the result slots were never made (native.resultSlots)",
         )),
     })
+}
+
+/// Runs `f` with this thread's slots when they are memory shared with JS (None before
+/// they exist or where they are V8's own): what the callback frame is written through.
+#[inline]
+pub fn with_shared<R>(f: impl FnOnce(Option<&ResultSlots>) -> R) -> R {
+    SLOTS.with(|cell| f(cell.get().filter(|slots| slots.shared())))
 }

@@ -53,6 +53,10 @@ impl Napi {
         (status == sys::Status::napi_ok).then_some(n)
     }
 
+    pub fn boolean(self, b: bool) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |r| sys::napi_get_boolean(self.0, b, &mut r))
+    }
+
     pub fn bool_value(self, v: Raw) -> SResult<bool> {
         out!(false, |b| sys::napi_get_value_bool(self.0, v, &mut b))
     }
@@ -134,35 +138,52 @@ impl CallbackScope {
     }
 }
 
-/// A JS value saved for the callbacks that share a scope with the one that made it:
-/// reading a reference and `undefined` once per batch instead of once per callback.
+/// The values one callback call passes besides its arguments: the function, and the
+/// constants that stand for arguments left in the call frame (`js::callbacks`).
+#[derive(Clone, Copy)]
+pub struct CallValues {
+    pub func: Raw,
+    pub undefined: Raw,
+    pub null: Raw,
+    pub yes: Raw,
+    pub no: Raw,
+}
+
+/// [`CallValues`] saved for the callbacks that share a scope with the one that made them:
+/// reading a reference and four constants once per batch instead of once per callback.
 pub struct ScopeCache {
-    saved: Cell<(u64, Raw, Raw)>,
+    saved: Cell<(u64, Option<CallValues>)>,
 }
 
 impl Default for ScopeCache {
     fn default() -> Self {
         // Epoch 0 is never a shared scope's.
         ScopeCache {
-            saved: Cell::new((0, std::ptr::null_mut(), std::ptr::null_mut())),
+            saved: Cell::new((0, None)),
         }
     }
 }
 
 impl ScopeCache {
-    /// The function `f` refers to and `undefined`, saved while `scope` is shared.
-    pub fn get(&self, js: Napi, scope: &CallbackScope, f: &JsRef) -> SResult<(Raw, Raw)> {
-        let (epoch, func, undefined) = self.saved.get();
+    /// The function `f` refers to and the constants, saved while `scope` is shared.
+    pub fn get(&self, js: Napi, scope: &CallbackScope, f: &JsRef) -> SResult<CallValues> {
         let now = scope.epoch();
-        if now == Some(epoch) {
-            return Ok((func, undefined));
+        if let (epoch, Some(values)) = self.saved.get() {
+            if now == Some(epoch) {
+                return Ok(values);
+            }
         }
-        let func = f.get(js)?;
-        let undefined = js.undefined()?;
+        let values = CallValues {
+            func: f.get(js)?,
+            undefined: js.undefined()?,
+            null: js.null()?,
+            yes: js.boolean(true)?,
+            no: js.boolean(false)?,
+        };
         if let Some(now) = now {
-            self.saved.set((now, func, undefined));
+            self.saved.set((now, Some(values)));
         }
-        Ok((func, undefined))
+        Ok(values)
     }
 }
 

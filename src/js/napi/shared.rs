@@ -95,6 +95,52 @@ impl ResultSlots {
         }
     }
 
+    /// Writes slot `index` as plain memory only: false (nothing written) where the slots
+    /// are V8's own or `index` is out of range. For the callback frame, whose writer
+    /// passes the value as a JS argument instead then.
+    #[inline]
+    pub fn put(&self, index: usize, value: f64) -> bool {
+        self.put_bits(index, value.to_bits())
+    }
+
+    /// Writes the bits of `value` to slot `index`, for JS to read through a
+    /// BigInt64Array over the same buffer; false as for [`Self::put`].
+    #[inline]
+    pub fn put_i64(&self, index: usize, value: i64) -> bool {
+        self.put_bits(index, value as u64)
+    }
+
+    /// Writes `value` to the first four bytes of slot `index`, for JS to read through an
+    /// Int32Array over the same buffer (at element `2 * index`); false as for [`Self::put`].
+    #[inline]
+    pub fn put_i32(&self, index: usize, value: i32) -> bool {
+        match self.memory {
+            Some(memory) if index < self.len => {
+                // SAFETY: as in `set`; four bytes at the start of an owned, aligned slot.
+                unsafe { memory.as_ptr().add(index).cast::<i32>().write(value) };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn put_bits(&self, index: usize, bits: u64) -> bool {
+        match self.memory {
+            Some(memory) if index < self.len => {
+                // SAFETY: as in `set`; the slot is written whole as 8 bytes (any bit
+                // pattern is a valid f64 for JS to read).
+                unsafe { memory.as_ptr().add(index).cast::<u64>().write(bits) };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the slots are plain memory shared with JS (see [`Self::put`]).
+    pub fn shared(&self) -> bool {
+        self.memory.is_some()
+    }
+
     /// Writes `values` into the slots from `start` on.
     pub fn set_all(&self, js: Napi, start: usize, values: &[f64]) -> SResult<()> {
         if start + values.len() > self.len {

@@ -1,0 +1,184 @@
+'use strict';
+// The trampolines SQLite's calls of user functions and aggregates go through. The native
+// side (src/js/callbacks.rs) leaves each INTEGER or REAL argument in the call frame, a
+// region of the result slots (src/js/slots.rs CALL_*), and passes `undefined` in its place
+// (`true` for an INTEGER read as a BigInt, from the same memory as a BigInt64Array); any
+// other argument (TEXT, BLOB, NULL, past the frame's slots) comes as itself. A trampoline
+// reads the frame before the user's function runs, so a nested callback's frame cannot
+// clobber it, and leaves a number result in the frame as plain memory; any other result
+// is returned for the native side to convert and check.
+//
+// An aggregate's running value stays here, in an array indexed by the group's number that
+// the native side passes in the frame with the call's flags; `start` is read (or called)
+// on the group's first callback, after the arguments are read.
+
+const native = require('../native.cjs');
+
+// Twins of src/js/slots.rs.
+const CALL_SHARED = 39;
+const CALL_RESULT_IS_NUMBER = 40;
+const CALL_RESULT = 41;
+const CALL_STATE = 42;
+const CALL_FLAGS = 43;
+const CALL_ARGS = 44;
+// Twins of src/js/callbacks.rs aggregate_flags.
+const NEW = 1;
+const FINAL = 2;
+const RELEASE = 4;
+
+let views = null;
+
+/** The frame as doubles, 32-bit integers and BigInts, made on first use (the slots are this thread's). */
+function frameViews() {
+  if (views === null) {
+    const f = native.resultSlots();
+    views = {
+      f,
+      i32: new Int32Array(f.buffer, f.byteOffset, 2 * f.length),
+      b: new BigInt64Array(f.buffer, f.byteOffset, f.length),
+    };
+  }
+  return views;
+}
+
+function decoders() {
+  const { f, i32, b } = frameViews();
+  // Where the slots are V8's own (no shared memory), the native side reads a callback's
+  // result from its return value only.
+  const shared = f[CALL_SHARED] === 1;
+  /** Argument `i` as the user's function sees it. */
+  const arg = (a, i) => {
+    if (a === false) return i32[2 * (CALL_ARGS + i)];
+    if (a === undefined) return f[CALL_ARGS + i];
+    return a === true ? b[CALL_ARGS + i] : a;
+  };
+  /** The result: a number left in the frame (returned too where the frame is not shared), or itself. */
+  const done = (r) => {
+    if (typeof r === 'number') {
+      f[CALL_RESULT] = r;
+      f[CALL_RESULT_IS_NUMBER] = 1;
+      return shared ? undefined : r;
+    }
+    f[CALL_RESULT_IS_NUMBER] = 0;
+    return r;
+  };
+  return { f, arg, done };
+}
+
+/** The trampoline of `db.function()`'s `fn`, for `argc` arguments (-1: varargs). */
+function scalarTrampoline(fn, argc) {
+  const { arg, done } = decoders();
+  switch (argc) {
+    case 0:
+      return () => done(fn());
+    case 1:
+      return (a) => done(fn(arg(a, 0)));
+    case 2:
+      return (a, b) => done(fn(arg(a, 0), arg(b, 1)));
+    case 3:
+      return (a, b, c) => done(fn(arg(a, 0), arg(b, 1), arg(c, 2)));
+    default:
+      return (...args) => {
+        for (let i = 0; i < args.length; i++) args[i] = arg(args[i], i);
+        return done(Reflect.apply(fn, undefined, args));
+      };
+  }
+}
+
+/**
+ * The trampolines of `db.aggregate()`: `[step, inverse or null, value]`. `step` and
+ * `inverse` call the user's with the group's running value first and keep what it
+ * returns (undefined keeps the value); `value` returns `result(value)` (or the value),
+ * dropping the group's value after its final call. A throw drops the value too: the
+ * native side then ends the group.
+ */
+function aggregateTrampolines(start, step, inverse, result, argc) {
+  const { f, arg, done } = decoders();
+  const states = [];
+  const first = typeof start === 'function' ? () => start() : () => start;
+  const advance = (fn) => {
+    switch (argc) {
+      case 0:
+        return () => {
+          const id = f[CALL_STATE];
+          const isNew = f[CALL_FLAGS] === NEW;
+          let ok = false;
+          try {
+            const acc = isNew ? first() : states[id];
+            const next = fn(acc);
+            states[id] = next === undefined ? acc : next;
+            ok = true;
+          } finally {
+            if (!ok) states[id] = 0;
+          }
+        };
+      case 1:
+        return (a) => {
+          const id = f[CALL_STATE];
+          const isNew = f[CALL_FLAGS] === NEW;
+          const x = arg(a, 0);
+          let ok = false;
+          try {
+            const acc = isNew ? first() : states[id];
+            const next = fn(acc, x);
+            states[id] = next === undefined ? acc : next;
+            ok = true;
+          } finally {
+            if (!ok) states[id] = 0;
+          }
+        };
+      case 2:
+        return (a, b) => {
+          const id = f[CALL_STATE];
+          const isNew = f[CALL_FLAGS] === NEW;
+          const x = arg(a, 0);
+          const y = arg(b, 1);
+          let ok = false;
+          try {
+            const acc = isNew ? first() : states[id];
+            const next = fn(acc, x, y);
+            states[id] = next === undefined ? acc : next;
+            ok = true;
+          } finally {
+            if (!ok) states[id] = 0;
+          }
+        };
+      default:
+        return (...args) => {
+          const id = f[CALL_STATE];
+          const isNew = f[CALL_FLAGS] === NEW;
+          const xs = new Array(args.length + 1);
+          for (let i = 0; i < args.length; i++) xs[i + 1] = arg(args[i], i);
+          let ok = false;
+          try {
+            const acc = isNew ? first() : states[id];
+            xs[0] = acc;
+            const next = Reflect.apply(fn, undefined, xs);
+            states[id] = next === undefined ? acc : next;
+            ok = true;
+          } finally {
+            if (!ok) states[id] = 0;
+          }
+        };
+    }
+  };
+  const value = () => {
+    const id = f[CALL_STATE];
+    const flags = f[CALL_FLAGS];
+    let ok = false;
+    try {
+      if (flags & RELEASE) return undefined;
+      let acc;
+      if (flags & NEW) states[id] = acc = first();
+      else acc = states[id];
+      const r = result === null ? acc : result(acc);
+      ok = true;
+      return done(r);
+    } finally {
+      if (!ok || flags & FINAL) states[id] = 0;
+    }
+  };
+  return [advance(step), inverse === null ? null : advance(inverse), value];
+}
+
+module.exports = { scalarTrampoline, aggregateTrampolines };
