@@ -557,3 +557,64 @@ differential('many callbacks in one step: values, throws late, nested statements
   }
   check('after the nested runs', () => db.prepare(`${rows}SELECT collect(label(i)) FROM n`).pluck().get());
 });
+
+differential('the call frame: many arguments, nested frames, groups after a throw, BigInt arguments', (db, check) => {
+  const values = ['1', '-2147483649', '2147483647', '2147483648', '9007199254740993', '1.5', "'t'", 'x\'00ff\'', 'NULL', '-0.0'];
+  const list = (n) => Array.from({ length: n }, (_, i) => values[i % values.length]).join(', ');
+  const describeAll = (...xs) => xs.map((x) => (Buffer.isBuffer(x) ? `buf:${x.toString('hex')}` : `${typeof x}:${String(x)}`)).join(' ');
+  db.function('all_of', { varargs: true }, describeAll);
+  db.function('all_big', { varargs: true, safeIntegers: true }, describeAll);
+  for (const n of [0, 1, 3, 15, 16, 17, 40, 100]) {
+    check(`varargs ${n}`, () => db.prepare(`SELECT all_of(${list(n)})`).pluck().get());
+    check(`varargs ${n}, safeIntegers`, () => db.prepare(`SELECT all_big(${list(n)})`).pluck().get());
+  }
+  const twenty = function twenty(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) {
+    return describeAll(...arguments);
+  };
+  db.function('twenty', twenty);
+  check('fixed 20 arguments', () => db.prepare(`SELECT twenty(${list(20)})`).pluck().get());
+  db.aggregate('agg_many', { start: '', step: (acc, ...xs) => `${acc}|${describeAll(...xs)}`, varargs: true });
+  check('aggregate varargs past the frame', () => db.prepare(`SELECT agg_many(${list(19)}) FROM (SELECT 1 UNION ALL SELECT 2)`).pluck().get());
+
+  // A callback whose own query runs callbacks of another connection: the outer frame's
+  // arguments and result must survive them.
+  const other = new db.constructor(':memory:');
+  try {
+    other.function('inner', (a, b) => a * 1000 + b);
+    other.aggregate('inner_sum', { start: 0.5, step: (t, x) => t + x });
+    const inner = other.prepare('SELECT inner(?, ?) + (SELECT inner_sum(v) FROM (SELECT 7 AS v UNION ALL SELECT 8))').pluck();
+    db.function('outer_number', (a, b) => inner.get(b, a) + a * b);
+    db.function('outer_text', (a, b) => `${inner.get(a, b)}:${a}:${b}`);
+    check('nested, number results', () => db.prepare('SELECT outer_number(3, 4), outer_number(2.5, -1), outer_text(5, 6)').raw().get());
+    db.aggregate('outer_agg', { start: () => 0, step: (t, x) => t + inner.get(x, 1) });
+    table(db);
+    check('nested inside an aggregate', () => db.prepare('SELECT label, outer_agg(x) FROM t GROUP BY label').raw().all());
+  } finally {
+    other.close();
+  }
+
+  // An aggregate's groups after a throw mid-group: the statement runs again from fresh groups.
+  let calls = 0;
+  db.aggregate('flaky', {
+    start: () => [],
+    step: (acc, x) => {
+      if (++calls === 4) throw new Error('the 4th step');
+      acc.push(x);
+    },
+    inverse: (acc) => {
+      acc.shift();
+    },
+    result: (acc) => acc.join(','),
+  });
+  db.aggregate('number_groups', { start: 10, step: (t, x) => t + x, inverse: (t, x) => t - x });
+  const grouped = db.prepare('SELECT label, flaky(x), number_groups(x) FROM t GROUP BY label');
+  check('throws mid-aggregate', () => grouped.raw().all());
+  check('the same statement again', () => grouped.raw().all());
+  const windowed = db.prepare('SELECT flaky(x) OVER w, number_groups(x) OVER w FROM t WINDOW w AS (PARTITION BY label ORDER BY id ROWS 1 PRECEDING)');
+  calls = 0;
+  check('window throws mid-frame', () => windowed.raw().all());
+  check('the same window again', () => windowed.raw().all());
+  check('no rows', () => db.prepare('SELECT flaky(x), number_groups(x) FROM t WHERE 0').raw().get());
+  db.aggregate('big_sum', { start: 0n, step: (t, x) => t + x, safeIntegers: true });
+  check('BigInt arguments and running value', () => db.prepare('SELECT big_sum(x * 4611686018427387903) FROM t WHERE x <= 2').pluck().safeIntegers().get());
+});

@@ -62,7 +62,18 @@ function decoders() {
     f[CALL_RESULT_IS_NUMBER] = 0;
     return r;
   };
-  return { f, arg, done };
+  /** Slot `k` as the native side wrote a small integer there (the frame's ids and flags). */
+  const int = shared ? (k) => i32[2 * k] : (k) => f[k];
+  /** Leaves a number running value in the frame for the native side (see `publishes`). */
+  const publish = (acc) => {
+    if (typeof acc === 'number') {
+      f[CALL_RESULT] = acc;
+      f[CALL_RESULT_IS_NUMBER] = 1;
+    } else {
+      f[CALL_RESULT_IS_NUMBER] = 0;
+    }
+  };
+  return { f, arg, done, int, publish };
 }
 
 /** The trampoline of `db.function()`'s `fn`, for `argc` arguments (-1: varargs). */
@@ -93,20 +104,30 @@ function scalarTrampoline(fn, argc) {
  * native side then ends the group.
  */
 function aggregateTrampolines(start, step, inverse, result, argc) {
-  const { f, arg, done } = decoders();
+  const { arg, done, int, publish } = decoders();
   const states = [];
   const first = typeof start === 'function' ? () => start() : () => start;
+  // Without `result`, the native side reads a number running value from the frame after
+  // each step, and gives it as the result with no call of `value`.
+  const keep = result === null
+    ? (id, acc) => {
+        states[id] = acc;
+        publish(acc);
+      }
+    : (id, acc) => {
+        states[id] = acc;
+      };
   const advance = (fn) => {
     switch (argc) {
       case 0:
         return () => {
-          const id = f[CALL_STATE];
-          const isNew = f[CALL_FLAGS] === NEW;
+          const id = int(CALL_STATE);
+          const isNew = int(CALL_FLAGS) === NEW;
           let ok = false;
           try {
             const acc = isNew ? first() : states[id];
             const next = fn(acc);
-            states[id] = next === undefined ? acc : next;
+            keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
             if (!ok) states[id] = 0;
@@ -114,14 +135,14 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
         };
       case 1:
         return (a) => {
-          const id = f[CALL_STATE];
-          const isNew = f[CALL_FLAGS] === NEW;
+          const id = int(CALL_STATE);
+          const isNew = int(CALL_FLAGS) === NEW;
           const x = arg(a, 0);
           let ok = false;
           try {
             const acc = isNew ? first() : states[id];
             const next = fn(acc, x);
-            states[id] = next === undefined ? acc : next;
+            keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
             if (!ok) states[id] = 0;
@@ -129,15 +150,15 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
         };
       case 2:
         return (a, b) => {
-          const id = f[CALL_STATE];
-          const isNew = f[CALL_FLAGS] === NEW;
+          const id = int(CALL_STATE);
+          const isNew = int(CALL_FLAGS) === NEW;
           const x = arg(a, 0);
           const y = arg(b, 1);
           let ok = false;
           try {
             const acc = isNew ? first() : states[id];
             const next = fn(acc, x, y);
-            states[id] = next === undefined ? acc : next;
+            keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
             if (!ok) states[id] = 0;
@@ -145,8 +166,8 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
         };
       default:
         return (...args) => {
-          const id = f[CALL_STATE];
-          const isNew = f[CALL_FLAGS] === NEW;
+          const id = int(CALL_STATE);
+          const isNew = int(CALL_FLAGS) === NEW;
           const xs = new Array(args.length + 1);
           for (let i = 0; i < args.length; i++) xs[i + 1] = arg(args[i], i);
           let ok = false;
@@ -154,7 +175,7 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
             const acc = isNew ? first() : states[id];
             xs[0] = acc;
             const next = Reflect.apply(fn, undefined, xs);
-            states[id] = next === undefined ? acc : next;
+            keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
             if (!ok) states[id] = 0;
@@ -163,8 +184,8 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
     }
   };
   const value = () => {
-    const id = f[CALL_STATE];
-    const flags = f[CALL_FLAGS];
+    const id = int(CALL_STATE);
+    const flags = int(CALL_FLAGS);
     let ok = false;
     try {
       if (flags & RELEASE) return undefined;

@@ -96,7 +96,7 @@ function defineAggregate(db, n, name, options) {
   }
   const [stepCall, inverseCall, valueCall] = aggregateTrampolines(start, step, inverse, result, argCount);
   native.facadeAggregate(
-    n.handle, stepCall, inverseCall, valueCall, name, argCount,
+    n.handle, stepCall, inverseCall, valueCall, result !== null, name, argCount,
     resolveSafeIntegers(n, safeIntegers), deterministic, directOnly,
   );
 }

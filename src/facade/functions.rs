@@ -8,12 +8,16 @@ use std::cell::{Cell, RefCell};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rusqlite::types::ValueRef;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{aggregate_flags, frame_args, frame_result, frame_state, report, Argv, Registered, Running};
-use crate::js::napi::{JsRef, Napi, ScopeCache};
+use crate::js::callbacks::{
+    aggregate_flags, frame_args, frame_number, frame_result, report, Argv, FrameCall, Registered,
+};
+use crate::js::napi::{CallValues, JsRef, Napi, ScopeCache};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
+
 use crate::sqlite::raw::functions::{
     create_aggregate, create_scalar, AggregateFunction, FunctionFlags, ResultSink, ScalarFunction, SqlValue,
 };
@@ -50,11 +54,16 @@ struct JsFunction {
 impl JsFunction {
     fn run(&self, args: &[SqlValue], out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let scope = js.callback_scope()?;
-        let _running = Running::enter(self.db);
+        let (scope, _running) = js.callback_scope(self.db)?;
         let values = self.saved.get(js, &scope, &self.f)?;
         let mut argv = Argv::new();
-        frame_args(js, &values, args, self.safe_ints, &mut argv)?;
+        let call = FrameCall {
+            values: &values,
+            args,
+            safe_ints: self.safe_ints,
+            state: None,
+        };
+        frame_args(js, &call, &mut argv)?;
         let result = js.call(values.func, values.undefined, &argv)?;
         frame_result(js, result, out, || {
             format!("User-defined function {}() returned", self.name)
@@ -142,6 +151,9 @@ struct JsAggregate {
     saved_inverse: ScopeCache,
     value: JsRef,
     saved_value: ScopeCache,
+    /// Whether the user gave `result`: without one, a running value that is a number
+    /// (which the step trampolines leave in the call frame) is the result as it is.
+    has_result: bool,
     ids: StateIds,
     name: String,
     safe_ints: bool,
@@ -154,6 +166,9 @@ struct Group {
     /// No callback of the group has returned yet: its value is still to be made.
     new: bool,
     is_window: bool,
+    /// The running value after the last step, when it is a number and there is no
+    /// `result`: xValue and xFinal then need no JS call (better-sqlite3 calls none either).
+    number: Option<f64>,
 }
 
 impl JsAggregate {
@@ -168,6 +183,7 @@ impl JsAggregate {
             id: Some(self.ids.take()),
             new: true,
             is_window: false,
+            number: None,
         });
         group.id.map(|id| (id, group.new))
     }
@@ -183,8 +199,7 @@ impl JsAggregate {
 
     fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> SResult<()> {
         let js = self.js;
-        let scope = js.callback_scope()?;
-        let _running = Running::enter(self.db);
+        let (scope, _running) = js.callback_scope(self.db)?;
         let Some((id, new)) = self.state(group) else {
             return Ok(());
         };
@@ -193,19 +208,24 @@ impl JsAggregate {
             _ => self.saved_step.get(js, &scope, &self.step)?,
         };
         let mut argv = Argv::new();
-        frame_args(js, &values, args, self.safe_ints, &mut argv)?;
-        frame_state(js, id, if new { aggregate_flags::NEW } else { 0 })?;
+        let call = FrameCall {
+            values: &values,
+            args,
+            safe_ints: self.safe_ints,
+            state: Some((id, if new { aggregate_flags::NEW } else { 0 })),
+        };
+        frame_args(js, &call, &mut argv)?;
         js.call(values.func, values.undefined, &argv)?;
         if let Some(group) = group {
             group.new = false;
+            group.number = if self.has_result { None } else { frame_number() };
         }
         Ok(())
     }
 
     fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let scope = js.callback_scope()?;
-        let _running = Running::enter(self.db);
+        let (scope, _running) = js.callback_scope(self.db)?;
         let Some((id, new)) = self.state(group) else {
             return Ok(());
         };
@@ -216,13 +236,29 @@ impl JsAggregate {
         if !is_final {
             state.is_window = true;
         } else if state.is_window {
-            // A window function's last call only ends the group.
+            // A window function's last call only ends the group (a number needs no
+            // dropping).
+            if state.number.is_some() {
+                return Ok(());
+            }
             flags = aggregate_flags::RELEASE;
         } else {
             flags |= aggregate_flags::FINAL;
         }
+        if let Some(n) = state.number {
+            // The running value is the result; after the final call the number stays in
+            // the JS array until the group's number is reused, which holds nothing.
+            out.set(ValueRef::Real(n));
+            return Ok(());
+        }
         let values = self.saved_value.get(js, &scope, &self.value)?;
-        frame_state(js, id, flags)?;
+        let call = FrameCall {
+            values: &values,
+            args: &[],
+            safe_ints: false,
+            state: Some((id, flags)),
+        };
+        frame_args(js, &call, &mut Argv::new())?;
         let value = js.call(values.func, values.undefined, &[])?;
         state.new = false;
         if flags == aggregate_flags::RELEASE {
@@ -240,9 +276,15 @@ impl JsAggregate {
         if release {
             let js = self.js;
             let dropped = js.scope().and_then(|_scope| {
-                let func = self.value.get(js)?;
-                frame_state(js, id, aggregate_flags::RELEASE)?;
-                js.call(func, js.undefined()?, &[])
+                let values = CallValues::new(js, &self.value)?;
+                let call = FrameCall {
+                    values: &values,
+                    args: &[],
+                    safe_ints: false,
+                    state: Some((id, aggregate_flags::RELEASE)),
+                };
+                frame_args(js, &call, &mut Argv::new())?;
+                js.call(values.func, values.undefined, &[])
             });
             // Unreachable JS (an exception pending) keeps the value until the number is reused.
             drop(dropped);
@@ -272,7 +314,8 @@ impl AggregateFunction for JsAggregate {
 }
 
 /// `db.aggregate(name, options)`'s native half: the JS layer's trampolines (`inverse` a
-/// function or null), `argc` -1 for varargs; a window function when `inverse` is given.
+/// function or null), whether the user gave `result`, `argc` -1 for varargs; a window
+/// function when `inverse` is given.
 #[napi]
 #[allow(clippy::too_many_arguments)]
 pub fn facade_aggregate(
@@ -281,6 +324,7 @@ pub fn facade_aggregate(
     step: JsVal,
     inverse: JsVal,
     value: JsVal,
+    has_result: bool,
     name: JsVal,
     argc: i32,
     safe_ints: bool,
@@ -307,6 +351,7 @@ pub fn facade_aggregate(
             saved_inverse: ScopeCache::default(),
             value: js.keep(value.raw())?,
             saved_value: ScopeCache::default(),
+            has_result,
             ids: StateIds::default(),
             name,
             safe_ints,

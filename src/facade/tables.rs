@@ -9,7 +9,7 @@ use napi_derive::napi;
 use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{report, set_result, value_js, Registered, Running};
+use crate::js::callbacks::{report, set_result, value_js, Registered};
 use crate::js::napi::{JsRef, Napi, Raw};
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
@@ -95,8 +95,7 @@ struct Cursor {
 impl JsTable {
     fn start(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> SResult<()> {
         let js = self.js;
-        let _scope = js.callback_scope()?;
-        let _running = Running::enter(self.db);
+        let (_scope, _running) = js.callback_scope(self.db)?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
             let value = match arg {
@@ -119,8 +118,7 @@ impl JsTable {
 
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
-        let _scope = js.callback_scope()?;
-        let _running = Running::enter(self.db);
+        let (_scope, _running) = js.callback_scope(self.db)?;
         let Some(pull) = &cursor.pull else {
             cursor.done = true;
             return Ok(());
@@ -133,8 +131,7 @@ impl JsTable {
 
     fn value(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
-        let _scope = js.callback_scope()?;
-        let _running = Running::enter(self.db);
+        let (_scope, _running) = js.callback_scope(self.db)?;
         let row = cursor
             .row
             .as_ref()

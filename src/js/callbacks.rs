@@ -10,30 +10,21 @@ use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
 use crate::js::bind::bound_from_js;
-use crate::js::napi::{CallValues, Napi, Raw, ResultSlots};
+use crate::js::napi::{CallValues, Napi, Raw};
 use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
 use crate::sqlite::raw::functions::{ResultSink, SqlValue};
-use crate::sqlite::step_frames::{self, CallbackRunning};
+use crate::sqlite::step_frames;
 
 thread_local! {
     /// How many callbacks are registered on this thread's connections.
     static REGISTERED: Cell<u32> = const { Cell::new(0) };
 }
 
-/// Marks connection `db` busy while a callback SQLite runs for one of its statements:
+/// Whether a callback of connection `db`'s statement is running (`Napi::callback_scope`):
 /// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
 /// store's methods included, as they run statements).
-pub struct Running(CallbackRunning);
-
-impl Running {
-    pub fn enter(db: u32) -> Running {
-        Running(CallbackRunning::enter(db))
-    }
-}
-
-/// Whether a callback of connection `db`'s statement is running (see [`Running`]).
 pub fn running_on(db: u32) -> bool {
     step_frames::running_on(db)
 }
@@ -142,22 +133,45 @@ pub type Argv = SmallVec<[Raw; 8]>;
 /// where the slots are not shared memory, as the JS value itself. SQL has no `undefined`
 /// or boolean values, so the markers are unambiguous. JS reads the frame before the
 /// user's function runs: a nested callback's frame cannot clobber it.
-pub fn frame_args(js: Napi, values: &CallValues, args: &[SqlValue], safe_ints: bool, argv: &mut Argv) -> SResult<()> {
+pub fn frame_args(js: Napi, call: &FrameCall<'_>, argv: &mut Argv) -> SResult<()> {
     slots::with_shared(|frame| {
-        for (i, arg) in args.iter().enumerate() {
+        if let Some((state, flags)) = call.state {
+            match frame {
+                Some(frame) => {
+                    frame.put_i32(slots::CALL_STATE, state as i32);
+                    frame.put_i32(slots::CALL_FLAGS, flags as i32);
+                }
+                None => {
+                    slots::set(js, slots::CALL_STATE, f64::from(state))?;
+                    slots::set(js, slots::CALL_FLAGS, f64::from(flags))?;
+                }
+            }
+        }
+        let values = call.values;
+        for (i, arg) in call.args.iter().enumerate() {
             let slot = slots::CALL_ARGS + i;
-            let framed =
-                |put: &dyn Fn(&ResultSlots) -> bool| i < slots::CALL_ARGS_MAX && frame.is_some_and(|frame| put(frame));
-            let raw = match arg.get() {
-                ValueRef::Null => values.null,
-                ValueRef::Integer(n) if safe_ints && framed(&|f| f.put_i64(slot, n)) => values.yes,
-                ValueRef::Integer(n) if !safe_ints => match i32::try_from(n) {
-                    Ok(small) if framed(&|f| f.put_i32(slot, small)) => values.no,
-                    Err(_) if framed(&|f| f.put(slot, n as f64)) => values.undefined,
-                    _ => value_js(js, ValueRef::Integer(n), false)?,
+            // In range of the slots (CALL_ARGS_MAX), so every write below succeeds.
+            let raw = match (frame.filter(|_| i < slots::CALL_ARGS_MAX), arg.get()) {
+                (_, ValueRef::Null) => values.null,
+                (Some(frame), ValueRef::Integer(n)) if call.safe_ints => {
+                    frame.put_i64(slot, n);
+                    values.yes
+                }
+                (Some(frame), ValueRef::Integer(n)) => match i32::try_from(n) {
+                    Ok(small) => {
+                        frame.put_i32(slot, small);
+                        values.no
+                    }
+                    Err(_) => {
+                        frame.put(slot, n as f64);
+                        values.undefined
+                    }
                 },
-                ValueRef::Real(x) if framed(&|f| f.put(slot, x)) => values.undefined,
-                value => value_js(js, value, safe_ints)?,
+                (Some(frame), ValueRef::Real(x)) => {
+                    frame.put(slot, x);
+                    values.undefined
+                }
+                (_, value) => value_js(js, value, call.safe_ints)?,
             };
             argv.push(raw);
         }
@@ -165,14 +179,28 @@ pub fn frame_args(js: Napi, values: &CallValues, args: &[SqlValue], safe_ints: b
     })
 }
 
+/// One callback call as [`frame_args`] writes it: its arguments, the constants that
+/// stand for them, and for an aggregate the group's number and the call's flags.
+pub struct FrameCall<'a> {
+    pub values: &'a CallValues,
+    pub args: &'a [SqlValue],
+    pub safe_ints: bool,
+    pub state: Option<(u32, u32)>,
+}
+
+/// The number an aggregate's step left in the call frame as the group's running value,
+/// None when the value is not a number (or the slots are not shared memory).
+pub fn frame_number() -> Option<f64> {
+    slots::with_shared(|frame| {
+        let frame = frame?;
+        (frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slots::CALL_RESULT))
+    })
+}
+
 /// A callback's result: the number its trampoline left in the call frame, else the JS
 /// value it returned, converted by [`set_result`].
 pub fn frame_result(js: Napi, value: Raw, out: &mut ResultSink, prefix: impl FnOnce() -> String) -> SResult<()> {
-    let number = slots::with_shared(|frame| {
-        let frame = frame?;
-        (frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slots::CALL_RESULT))
-    });
-    match number {
+    match frame_number() {
         Some(n) => {
             out.set(ValueRef::Real(n));
             Ok(())
@@ -189,10 +217,4 @@ pub mod aggregate_flags {
     pub const FINAL: u32 = 2;
     /// Only drop the group's running value (a window's end, a failed result).
     pub const RELEASE: u32 = 4;
-}
-
-/// Tells an aggregate's trampoline which group (`state`) a call is for, and how.
-pub fn frame_state(js: Napi, state: u32, flags: u32) -> SResult<()> {
-    slots::set(js, slots::CALL_STATE, f64::from(state))?;
-    slots::set(js, slots::CALL_FLAGS, f64::from(flags))
 }

@@ -72,15 +72,8 @@ impl Drop for StepFrame {
 }
 
 /// Marks a user callback of connection `db` running for as long as it lives (see
-/// [`with_resource`] and [`running_on`]).
+/// [`enter_callback`] and [`running_on`]).
 pub struct CallbackRunning(());
-
-impl CallbackRunning {
-    pub fn enter(db: u32) -> CallbackRunning {
-        STATE.with(|state| state.borrow_mut().running.push(db));
-        CallbackRunning(())
-    }
-}
 
 impl Drop for CallbackRunning {
     fn drop(&mut self) {
@@ -88,33 +81,46 @@ impl Drop for CallbackRunning {
     }
 }
 
-/// Whether a callback of connection `db` is running on this thread.
-pub fn running_on(db: u32) -> bool {
-    STATE.with(|state| state.borrow().running.contains(&db))
-}
-
-/// Runs `f` on the innermost step's resource slot when the calling callback (not yet
-/// counted by [`CallbackRunning`]) is one that step runs itself; None otherwise (no step
-/// in progress, or a callback called from inside another callback without a step of its
-/// own, e.g. an aggregate finished by a reset). `f` must not enter or leave a step.
-pub fn with_resource<R>(f: impl FnOnce(&mut Option<Lent>) -> R) -> Option<R> {
+/// Enters a user callback of connection `db`: runs `f` on the innermost step's resource
+/// slot when the callback is one that step runs itself (None otherwise: no step in
+/// progress, or a callback called from inside another callback without a step of its
+/// own, e.g. an aggregate finished by a reset), then, when `f` succeeds, counts the
+/// callback running. One access to the thread's state, as it runs per call. `f` must not
+/// enter or leave a step.
+pub fn enter_callback<T, E>(
+    db: u32,
+    f: impl FnOnce(Option<&mut Option<Lent>>) -> Result<T, E>,
+) -> Result<(T, CallbackRunning), E> {
     STATE.with(|state| {
         let mut state = state.borrow_mut();
         let depth = depth(&state);
-        match state.frames.last_mut() {
-            Some(frame) if frame.depth == depth => Some(f(&mut frame.lent)),
+        let slot = match state.frames.last_mut() {
+            Some(frame) if frame.depth == depth => Some(&mut frame.lent),
             _ => None,
-        }
+        };
+        let made = f(slot)?;
+        state.running.push(db);
+        Ok((made, CallbackRunning(())))
     })
+}
+
+/// Whether a callback of connection `db` is running on this thread.
+pub fn running_on(db: u32) -> bool {
+    STATE.with(|state| state.borrow().running.contains(&db))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Whether a callback entered now would be lent a slot, and whether one is lent.
+    fn probe(db: u32) -> (Option<bool>, CallbackRunning) {
+        enter_callback(db, |slot| Ok::<_, ()>(slot.map(|lent| lent.is_some()))).unwrap()
+    }
+
     #[test]
     fn a_resource_lives_as_long_as_its_step() {
-        assert!(with_resource(|_| ()).is_none());
+        assert_eq!(probe(1).0, None);
         let outer = StepFrame::enter();
         let lent = Lent {
             owner: 1,
@@ -122,18 +128,28 @@ mod tests {
             epoch: 1,
             resource: Box::new(1u8),
         };
-        with_resource(|slot| *slot = Some(lent)).unwrap();
+        let ((), callback) = enter_callback(7, |slot| {
+            *slot.ok_or(())? = Some(lent);
+            Ok::<_, ()>(())
+        })
+        .unwrap();
         {
-            let _callback = CallbackRunning::enter(7);
             assert!(running_on(7) && !running_on(8));
             // Inside a callback with no step of its own: the outer step is not lent.
-            assert!(with_resource(|_| ()).is_none());
-            let _inner = StepFrame::enter();
-            assert!(with_resource(|slot| slot.is_none()).unwrap());
+            let (nested, _inner) = probe(7);
+            assert_eq!(nested, None);
+            let _inner_step = StepFrame::enter();
+            assert_eq!(probe(7).0, Some(false));
         }
-        assert!(with_resource(|slot| slot.is_some()).unwrap());
+        drop(callback);
         assert!(!running_on(7));
+        let (lent, again) = probe(9);
+        assert_eq!(lent, Some(true));
+        assert!(running_on(9));
+        drop(again);
+        // A failed entry counts nothing.
+        assert!(enter_callback(10, |_| Err::<(), _>(())).is_err() && !running_on(10));
         drop(outer);
-        assert!(with_resource(|_| ()).is_none());
+        assert_eq!(probe(1).0, None);
     }
 }

@@ -12,7 +12,7 @@ use napi::sys;
 
 use super::{check, Napi, Raw};
 use crate::error::{SResult, StoreError};
-use crate::sqlite::step_frames::{self, Lent};
+use crate::sqlite::step_frames::{self, CallbackRunning, Lent};
 
 thread_local! {
     /// Whether this thread's JS environment is still alive: cleared by a cleanup hook
@@ -68,17 +68,21 @@ impl Napi {
         Ok(Scope { env: self.0, scope })
     }
 
-    /// The handle scope for one user callback. A callback that its statement step runs
-    /// itself shares one scope with the step's other callbacks, renewed every
-    /// [`BATCH`] callbacks and closed when the step returns (opening and closing a
-    /// Node-API scope costs more than a small callback); any other callback gets a
-    /// scope of its own. Call before the callback counts itself running.
-    pub fn callback_scope(self) -> SResult<CallbackScope> {
-        let batched = step_frames::with_resource(|slot| -> SResult<u64> {
+    /// The handle scope for one user callback of connection `db`, which counts itself
+    /// running (busy) for as long as the returned guard lives. A callback that its
+    /// statement step runs itself shares one scope with the step's other callbacks,
+    /// renewed every [`BATCH`] callbacks and closed when the step returns (opening and
+    /// closing a Node-API scope costs more than a small callback); any other callback
+    /// gets a scope of its own.
+    pub fn callback_scope(self, db: u32) -> SResult<(CallbackScope, CallbackRunning)> {
+        step_frames::enter_callback(db, |slot| {
+            let Some(slot) = slot else {
+                return Ok(CallbackScope::Own { _scope: self.scope()? });
+            };
             if let Some(lent) = slot.as_mut().filter(|lent| lent.owner == self.0 as usize) {
                 lent.used += 1;
                 if lent.used < BATCH {
-                    return Ok(lent.epoch);
+                    return Ok(CallbackScope::Batch(lent.epoch));
                 }
             }
             // Closes the step's old scope (no scope opened since is still open: the
@@ -92,13 +96,8 @@ impl Napi {
                 epoch,
                 resource: Box::new(scope),
             });
-            Ok(epoch)
-        });
-        let scope = match batched {
-            Some(epoch) => CallbackScope::Batch(epoch?),
-            None => CallbackScope::Own { _scope: self.scope()? },
-        };
-        Ok(scope)
+            Ok(CallbackScope::Batch(epoch))
+        })
     }
 
     /// A strong reference released on drop (see [`JsRef`]).
@@ -149,6 +148,19 @@ pub struct CallValues {
     pub no: Raw,
 }
 
+impl CallValues {
+    /// The values for a call of the function `f` refers to, made now.
+    pub fn new(js: Napi, f: &JsRef) -> SResult<Self> {
+        Ok(CallValues {
+            func: f.get(js)?,
+            undefined: js.undefined()?,
+            null: js.null()?,
+            yes: js.boolean(true)?,
+            no: js.boolean(false)?,
+        })
+    }
+}
+
 /// [`CallValues`] saved for the callbacks that share a scope with the one that made them:
 /// reading a reference and four constants once per batch instead of once per callback.
 pub struct ScopeCache {
@@ -173,13 +185,7 @@ impl ScopeCache {
                 return Ok(values);
             }
         }
-        let values = CallValues {
-            func: f.get(js)?,
-            undefined: js.undefined()?,
-            null: js.null()?,
-            yes: js.boolean(true)?,
-            no: js.boolean(false)?,
-        };
+        let values = CallValues::new(js, f)?;
         if let Some(now) = now {
             self.saved.set((now, Some(values)));
         }
