@@ -12,7 +12,7 @@ use rusqlite::types::ValueRef;
 
 use crate::error::{SResult, StoreError};
 use crate::js::callbacks::{
-    aggregate_flags, frame_args, frame_number, frame_result, report, Argv, FrameCall, Registered,
+    aggregate_flags, call_framed, frame_result, report, FrameCall, Registered,
 };
 use crate::js::napi::{CallValues, JsRef, Napi, ScopeCache};
 use crate::js::value::JsVal;
@@ -56,15 +56,13 @@ impl JsFunction {
         let js = self.js;
         let (scope, _running) = js.callback_scope(self.db)?;
         let values = self.saved.get(js, &scope, &self.f)?;
-        let mut argv = Argv::new();
         let call = FrameCall {
             values: &values,
             args,
             safe_ints: self.safe_ints,
             state: None,
         };
-        frame_args(js, &call, &mut argv)?;
-        let result = js.call(values.func, values.undefined, &argv)?;
+        let result = call_framed(js, &call)?;
         frame_result(js, result, out, || {
             format!("User-defined function {}() returned", self.name)
         })
@@ -207,18 +205,16 @@ impl JsAggregate {
             (true, Some(inverse)) => self.saved_inverse.get(js, &scope, inverse)?,
             _ => self.saved_step.get(js, &scope, &self.step)?,
         };
-        let mut argv = Argv::new();
         let call = FrameCall {
             values: &values,
             args,
             safe_ints: self.safe_ints,
             state: Some((id, if new { aggregate_flags::NEW } else { 0 })),
         };
-        frame_args(js, &call, &mut argv)?;
-        js.call(values.func, values.undefined, &argv)?;
+        let stepped = call_framed(js, &call)?;
         if let Some(group) = group {
             group.new = false;
-            group.number = if self.has_result { None } else { frame_number() };
+            group.number = if self.has_result { None } else { stepped.number };
         }
         Ok(())
     }
@@ -258,8 +254,7 @@ impl JsAggregate {
             safe_ints: false,
             state: Some((id, flags)),
         };
-        frame_args(js, &call, &mut Argv::new())?;
-        let value = js.call(values.func, values.undefined, &[])?;
+        let value = call_framed(js, &call)?;
         state.new = false;
         if flags == aggregate_flags::RELEASE {
             return Ok(());
@@ -283,8 +278,7 @@ impl JsAggregate {
                     safe_ints: false,
                     state: Some((id, aggregate_flags::RELEASE)),
                 };
-                frame_args(js, &call, &mut Argv::new())?;
-                js.call(values.func, values.undefined, &[])
+                call_framed(js, &call)
             });
             // Unreachable JS (an exception pending) keeps the value until the number is reused.
             drop(dropped);

@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
 use crate::js::bind::bound_from_js;
-use crate::js::napi::{CallValues, Napi, Raw};
+use crate::js::napi::{CallValues, Napi, Raw, ResultSlots};
 use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
@@ -124,7 +124,7 @@ pub fn report(js: Napi, error: StoreError) {
 /// Arguments of one callback call, on the stack for the usual few.
 pub type Argv = SmallVec<[Raw; 8]>;
 
-/// The arguments of a callback call as its JS trampoline (lib/database/call-frame.cjs)
+/// Calls a trampoline (lib/database/call-frame.cjs) with the arguments of `call` as it
 /// decodes them: a number in its call-frame slot with a marker as the JS argument, an
 /// INTEGER that fits 32 bits as an i32 with `false` (JS reads it as V8's small integer,
 /// which better-sqlite3's `Number::New` makes too), any other INTEGER or a REAL as an f64
@@ -132,54 +132,75 @@ pub type Argv = SmallVec<[Raw; 8]>;
 /// NULL as `null`; TEXT, BLOB, an argument past the frame's slots, or every argument
 /// where the slots are not shared memory, as the JS value itself. SQL has no `undefined`
 /// or boolean values, so the markers are unambiguous. JS reads the frame before the
-/// user's function runs: a nested callback's frame cannot clobber it.
-pub fn frame_args(js: Napi, call: &FrameCall<'_>, argv: &mut Argv) -> SResult<()> {
+/// user's function runs, and writes its result there after: a nested callback's frame
+/// cannot clobber either.
+pub fn call_framed(js: Napi, call: &FrameCall<'_>) -> SResult<Framed> {
     slots::with_shared(|frame| {
-        if let Some((state, flags)) = call.state {
-            match frame {
-                Some(frame) => {
-                    frame.put_i32(slots::CALL_STATE, state as i32);
-                    frame.put_i32(slots::CALL_FLAGS, flags as i32);
-                }
-                None => {
-                    slots::set(js, slots::CALL_STATE, f64::from(state))?;
-                    slots::set(js, slots::CALL_FLAGS, f64::from(flags))?;
-                }
-            }
-        }
-        let values = call.values;
-        for (i, arg) in call.args.iter().enumerate() {
-            let slot = slots::CALL_ARGS + i;
-            // In range of the slots (CALL_ARGS_MAX), so every write below succeeds.
-            let raw = match (frame.filter(|_| i < slots::CALL_ARGS_MAX), arg.get()) {
-                (_, ValueRef::Null) => values.null,
-                (Some(frame), ValueRef::Integer(n)) if call.safe_ints => {
-                    frame.put_i64(slot, n);
-                    values.yes
-                }
-                (Some(frame), ValueRef::Integer(n)) => match i32::try_from(n) {
-                    Ok(small) => {
-                        frame.put_i32(slot, small);
-                        values.no
-                    }
-                    Err(_) => {
-                        frame.put(slot, n as f64);
-                        values.undefined
-                    }
-                },
-                (Some(frame), ValueRef::Real(x)) => {
-                    frame.put(slot, x);
-                    values.undefined
-                }
-                (_, value) => value_js(js, value, call.safe_ints)?,
-            };
-            argv.push(raw);
-        }
-        Ok(())
+        let mut argv = Argv::new();
+        write_frame(js, frame, call, &mut argv)?;
+        let value = js.call(call.values.func, call.values.undefined, &argv)?;
+        // The trampoline wrote these last, after the user's function (and any callback
+        // nested in it) returned.
+        let number = frame
+            .filter(|frame| frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0)
+            .map(|frame| frame.get(slots::CALL_RESULT));
+        Ok(Framed { value, number })
     })
 }
 
-/// One callback call as [`frame_args`] writes it: its arguments, the constants that
+/// What a trampoline gave back: the JS value it returned, and the number it left in the
+/// call frame (a function's result, an aggregate's running value), None when that is not
+/// a number or the slots are not shared memory.
+pub struct Framed {
+    pub value: Raw,
+    pub number: Option<f64>,
+}
+
+fn write_frame(js: Napi, frame: Option<&ResultSlots>, call: &FrameCall<'_>, argv: &mut Argv) -> SResult<()> {
+    if let Some((state, flags)) = call.state {
+        match frame {
+            Some(frame) => {
+                frame.put_i32(slots::CALL_STATE, state as i32);
+                frame.put_i32(slots::CALL_FLAGS, flags as i32);
+            }
+            None => {
+                slots::set(js, slots::CALL_STATE, f64::from(state))?;
+                slots::set(js, slots::CALL_FLAGS, f64::from(flags))?;
+            }
+        }
+    }
+    let values = call.values;
+    for (i, arg) in call.args.iter().enumerate() {
+        let slot = slots::CALL_ARGS + i;
+        // In range of the slots (CALL_ARGS_MAX), so every write below succeeds.
+        let raw = match (frame.filter(|_| i < slots::CALL_ARGS_MAX), arg.get()) {
+            (_, ValueRef::Null) => values.null,
+            (Some(frame), ValueRef::Integer(n)) if call.safe_ints => {
+                frame.put_i64(slot, n);
+                values.yes
+            }
+            (Some(frame), ValueRef::Integer(n)) => match i32::try_from(n) {
+                Ok(small) => {
+                    frame.put_i32(slot, small);
+                    values.no
+                }
+                Err(_) => {
+                    frame.put(slot, n as f64);
+                    values.undefined
+                }
+            },
+            (Some(frame), ValueRef::Real(x)) => {
+                frame.put(slot, x);
+                values.undefined
+            }
+            (_, value) => value_js(js, value, call.safe_ints)?,
+        };
+        argv.push(raw);
+    }
+    Ok(())
+}
+
+/// One callback call as [`call_framed`] makes it: its arguments, the constants that
 /// stand for them, and for an aggregate the group's number and the call's flags.
 pub struct FrameCall<'a> {
     pub values: &'a CallValues,
@@ -188,24 +209,15 @@ pub struct FrameCall<'a> {
     pub state: Option<(u32, u32)>,
 }
 
-/// The number an aggregate's step left in the call frame as the group's running value,
-/// None when the value is not a number (or the slots are not shared memory).
-pub fn frame_number() -> Option<f64> {
-    slots::with_shared(|frame| {
-        let frame = frame?;
-        (frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slots::CALL_RESULT))
-    })
-}
-
 /// A callback's result: the number its trampoline left in the call frame, else the JS
 /// value it returned, converted by [`set_result`].
-pub fn frame_result(js: Napi, value: Raw, out: &mut ResultSink, prefix: impl FnOnce() -> String) -> SResult<()> {
-    match frame_number() {
+pub fn frame_result(js: Napi, framed: Framed, out: &mut ResultSink, prefix: impl FnOnce() -> String) -> SResult<()> {
+    match framed.number {
         Some(n) => {
             out.set(ValueRef::Real(n));
             Ok(())
         }
-        None => set_result(js, value, out, prefix),
+        None => set_result(js, framed.value, out, prefix),
     }
 }
 

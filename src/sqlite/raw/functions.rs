@@ -76,6 +76,7 @@ pub struct SqlValue(*mut ffi::sqlite3_value);
 
 impl SqlValue {
     /// The value, borrowed for the callback's duration.
+    #[inline]
     pub fn get(&self) -> ValueRef<'_> {
         let v = self.0;
         // SAFETY: SQLite keeps the value alive (and its text/blob pointers valid) for the
@@ -99,6 +100,7 @@ impl SqlValue {
 }
 
 /// The arguments of one call, as SQLite passes them.
+#[inline]
 pub fn values<'a>(argc: c_int, argv: *mut *mut ffi::sqlite3_value) -> &'a [SqlValue] {
     match usize::try_from(argc) {
         // SAFETY: SQLite passes `argc` value pointers at `argv`; SqlValue is a transparent
