@@ -11,9 +11,7 @@ use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{
-    aggregate_flags, call_framed, frame_result, report, FrameCall, Registered,
-};
+use crate::js::callbacks::{aggregate_flags, call_framed, frame_result, report, FrameCall, Registered};
 use crate::js::napi::{CallValues, JsRef, Napi, ScopeCache};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};

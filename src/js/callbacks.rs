@@ -136,9 +136,30 @@ pub type Argv = SmallVec<[Raw; 8]>;
 /// cannot clobber either.
 pub fn call_framed(js: Napi, call: &FrameCall<'_>) -> SResult<Framed> {
     slots::with_shared(|frame| {
-        let mut argv = Argv::new();
-        write_frame(js, frame, call, &mut argv)?;
-        let value = js.call(call.values.func, call.values.undefined, &argv)?;
+        let values = call.values;
+        let value = match frame {
+            // The usual few arguments, all within the frame's slots: on the stack.
+            Some(frame) if call.args.len() <= FEW => {
+                write_state(js, Some(frame), call.state)?;
+                let mut argv = [values.undefined; FEW];
+                for (i, (slot, arg)) in argv.iter_mut().zip(call.args).enumerate() {
+                    *slot = framed_arg(js, frame, call, i, arg)?;
+                }
+                js.call(values.func, values.undefined, &argv[..call.args.len()])?
+            }
+            _ => {
+                write_state(js, frame, call.state)?;
+                let mut argv = Argv::with_capacity(call.args.len());
+                for (i, arg) in call.args.iter().enumerate() {
+                    argv.push(match frame {
+                        Some(frame) if i < slots::CALL_ARGS_MAX => framed_arg(js, frame, call, i, arg)?,
+                        _ if arg.get() == ValueRef::Null => values.null,
+                        _ => value_js(js, arg.get(), call.safe_ints)?,
+                    });
+                }
+                js.call(values.func, values.undefined, &argv)?
+            }
+        };
         // The trampoline wrote these last, after the user's function (and any callback
         // nested in it) returned.
         let number = frame
@@ -148,6 +169,9 @@ pub fn call_framed(js: Napi, call: &FrameCall<'_>) -> SResult<Framed> {
     })
 }
 
+/// How many arguments a call passes from the stack (fewer than the frame's slots).
+const FEW: usize = 8;
+
 /// What a trampoline gave back: the JS value it returned, and the number it left in the
 /// call frame (a function's result, an aggregate's running value), None when that is not
 /// a number or the slots are not shared memory.
@@ -156,48 +180,51 @@ pub struct Framed {
     pub number: Option<f64>,
 }
 
-fn write_frame(js: Napi, frame: Option<&ResultSlots>, call: &FrameCall<'_>, argv: &mut Argv) -> SResult<()> {
-    if let Some((state, flags)) = call.state {
-        match frame {
-            Some(frame) => {
-                frame.put_i32(slots::CALL_STATE, state as i32);
-                frame.put_i32(slots::CALL_FLAGS, flags as i32);
-            }
-            None => {
-                slots::set(js, slots::CALL_STATE, f64::from(state))?;
-                slots::set(js, slots::CALL_FLAGS, f64::from(flags))?;
-            }
+fn write_state(js: Napi, frame: Option<&ResultSlots>, state: Option<(u32, u32)>) -> SResult<()> {
+    let Some((state, flags)) = state else {
+        return Ok(());
+    };
+    match frame {
+        Some(frame) => {
+            frame.put_i32(slots::CALL_STATE, state as i32);
+            frame.put_i32(slots::CALL_FLAGS, flags as i32);
+        }
+        None => {
+            slots::set(js, slots::CALL_STATE, f64::from(state))?;
+            slots::set(js, slots::CALL_FLAGS, f64::from(flags))?;
         }
     }
+    Ok(())
+}
+
+/// Argument `i` (below CALL_ARGS_MAX, so every write succeeds) in its frame slot, as the
+/// marker the trampoline reads it by, or as a JS value.
+#[inline]
+fn framed_arg(js: Napi, frame: &ResultSlots, call: &FrameCall<'_>, i: usize, arg: &SqlValue) -> SResult<Raw> {
+    let slot = slots::CALL_ARGS + i;
     let values = call.values;
-    for (i, arg) in call.args.iter().enumerate() {
-        let slot = slots::CALL_ARGS + i;
-        // In range of the slots (CALL_ARGS_MAX), so every write below succeeds.
-        let raw = match (frame.filter(|_| i < slots::CALL_ARGS_MAX), arg.get()) {
-            (_, ValueRef::Null) => values.null,
-            (Some(frame), ValueRef::Integer(n)) if call.safe_ints => {
-                frame.put_i64(slot, n);
-                values.yes
+    Ok(match arg.get() {
+        ValueRef::Null => values.null,
+        ValueRef::Integer(n) if call.safe_ints => {
+            frame.put_i64(slot, n);
+            values.yes
+        }
+        ValueRef::Integer(n) => match i32::try_from(n) {
+            Ok(small) => {
+                frame.put_i32(slot, small);
+                values.no
             }
-            (Some(frame), ValueRef::Integer(n)) => match i32::try_from(n) {
-                Ok(small) => {
-                    frame.put_i32(slot, small);
-                    values.no
-                }
-                Err(_) => {
-                    frame.put(slot, n as f64);
-                    values.undefined
-                }
-            },
-            (Some(frame), ValueRef::Real(x)) => {
-                frame.put(slot, x);
+            Err(_) => {
+                frame.put(slot, n as f64);
                 values.undefined
             }
-            (_, value) => value_js(js, value, call.safe_ints)?,
-        };
-        argv.push(raw);
-    }
-    Ok(())
+        },
+        ValueRef::Real(x) => {
+            frame.put(slot, x);
+            values.undefined
+        }
+        value => value_js(js, value, call.safe_ints)?,
+    })
 }
 
 /// One callback call as [`call_framed`] makes it: its arguments, the constants that
