@@ -100,3 +100,51 @@ test('detaching the slot buffer cannot make a call write out of bounds or crash'
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout.trim(), '1000');
 });
+
+/** User callbacks in a worker: their call frame is the worker's slots. */
+const CALLBACKS = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Database } = require(workerData.entry);
+const db = new Database(':memory:');
+const k = workerData.k;
+db.function('scale', (x, y) => x * k + (typeof y === 'string' ? y.length : y));
+db.aggregate('total', { start: () => k, step: (t, x) => t + x, inverse: (t, x) => t - x });
+db.aggregate('texts', { start: '', step: (t, x) => t + x });
+const rows = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) ';
+const out = [];
+for (let r = 0; r < 5; r++) {
+  out.push(db.prepare(rows + "SELECT sum(scale(i, 'ab')), sum(scale(i, 1.5)), total(i), texts(i % 3) FROM n").raw().get());
+  out.push(db.prepare(rows + 'SELECT sum(m) FROM (SELECT total(i) OVER (ORDER BY i ROWS 4 PRECEDING) AS m FROM n)').pluck().get());
+}
+db.close();
+parentPort.postMessage(out);
+`;
+
+test('user callbacks in worker threads and the main thread at once each use their own call frame', async () => {
+  const run = (k) => new Promise((resolve, reject) => {
+    const worker = new Worker(CALLBACKS, { eval: true, workerData: { entry, k } });
+    let result;
+    worker.on('message', (m) => (result = m));
+    worker.on('error', reject);
+    worker.on('exit', (code) => (code === 0 ? resolve(result) : reject(new Error(`worker exited with ${code}`))));
+  });
+  const expected = (k) => {
+    const n = 20000;
+    const sum = (n * (n + 1)) / 2;
+    let texts = '';
+    for (let i = 1; i <= n; i++) texts += String(i % 3);
+    let windows = 0;
+    for (let i = 1; i <= n; i++) for (let j = Math.max(1, i - 4); j <= i; j++) windows += j;
+    windows += n * k;
+    return Array.from({ length: 5 }, () => [[sum * k + 2 * n, sum * k + 1.5 * n, k + sum, texts], windows]).flat();
+  };
+  const main = new Database(':memory:');
+  main.function('busy_main', (x) => x + 1);
+  const running = [2, 3, 5].map((k) => run(k));
+  for (let i = 0; i < 20; i++) {
+    assert.equal(main.prepare('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) SELECT sum(busy_main(i)) FROM n').pluck().get(), 501500);
+  }
+  main.close();
+  const results = await Promise.all(running);
+  results.forEach((result, i) => assert.deepEqual(result, expected([2, 3, 5][i])));
+});
