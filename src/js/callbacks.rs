@@ -1,7 +1,8 @@
 //! What every user callback (function, aggregate, virtual table) shares at the JS
-//! boundary: SQLite values as JS arguments, a JS result as SQLite's, JS values kept
-//! between calls, and how a failed callback reports itself. The rules are
-//! better-sqlite3's `Data::GetValueJS`, `Data::ResultValueFromJS` and `DataConverter`.
+//! boundary: SQLite values as JS arguments (through the call frame for functions and
+//! aggregates), a JS result as SQLite's, and how a failed callback reports itself. The
+//! rules are better-sqlite3's `Data::GetValueJS`, `Data::ResultValueFromJS` and
+//! `DataConverter`.
 
 use std::cell::Cell;
 

@@ -33,7 +33,7 @@ pub const CALLBACKS: usize = 6;
 pub const ROW_COLUMNS: usize = 7;
 /// The most columns a slotted row has.
 pub const ROW_COLUMNS_MAX: usize = 16;
-/// The call frame of user callbacks (`js::callbacks::frame_args`, lib/database/call-frame.cjs)
+/// The call frame of user callbacks (`js::callbacks::call_framed`, lib/database/call-frame.cjs)
 /// starts here: 1 when the slots are memory shared with JS, set once when they are made
 /// (where they are V8's own, the frame is only a fallback's scratch space).
 pub const CALL_SHARED: usize = ROW_COLUMNS + 2 * ROW_COLUMNS_MAX;
@@ -43,9 +43,10 @@ pub const CALL_RESULT_IS_NUMBER: usize = CALL_SHARED + 1;
 pub const CALL_RESULT: usize = CALL_RESULT_IS_NUMBER + 1;
 /// An aggregate's group (its running value's index in the JS layer's array).
 pub const CALL_STATE: usize = CALL_RESULT + 1;
-/// An aggregate call's flags (`js::callbacks::AggregateFlags`).
+/// An aggregate call's flags (`js::callbacks::aggregate_flags`).
 pub const CALL_FLAGS: usize = CALL_STATE + 1;
-/// The callback's first arguments, as numbers (or BigInt bits), from here on.
+/// The callback's first arguments, as numbers (32-bit integers, doubles or BigInt bits),
+/// from here on.
 pub const CALL_ARGS: usize = CALL_FLAGS + 1;
 /// How many arguments the frame holds; later ones travel as JS values.
 pub const CALL_ARGS_MAX: usize = 16;

@@ -8,7 +8,8 @@ use crate::error::{SResult, StoreError};
 
 /// Small results a native call leaves beside its return value (a row's shape, a
 /// `lastInsertRowid`), shown to JS as one Float64Array that JS reads right after the
-/// call. The memory is Rust's, handed to V8 as an external ArrayBuffer, so a write is a
+/// call; also the call frame of user callbacks, which JS writes (a result) before it
+/// returns to the native side that reads it. The memory is Rust's, handed to V8 as an external ArrayBuffer, so a write is a
 /// plain store (no Node-API call) and stays sound whatever JS does with the buffer. A
 /// runtime that refuses external buffers gets a V8-owned array, written through
 /// Node-API on each call instead.
