@@ -101,6 +101,50 @@ test('sustained writes: no fsync or fdatasync on the calling thread, the checkpo
   assert.ok(syncs.length > 0, 'the checkpointer synced');
 });
 
+test('restarts while another process holds read snapshots in turn: still no sync on the calling thread', { skip: !strace && 'needs strace (Linux)' }, async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'hub.db');
+  createStore(path).close();
+  const reader = spawn(process.execPath, [join(repoRoot, '__test__', 'fixtures', 'wal-reader.mjs'), path, '8'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.after(() => reader.exitCode === null && reader.kill());
+  await new Promise((resolve) => createInterface({ input: reader.stdout }).once('line', resolve));
+  // A 1 MiB journal_size_limit restarts the WAL every ~75 writes: each restart waits for
+  // the reader's snapshots and then commits the WAL's first frame, the moment in which a
+  // write of the store's connection would restart the WAL itself. 2,000 writes a second,
+  // so that writes arrive throughout every restart.
+  const script = `
+    import { statSync } from 'node:fs';
+    import { createStore, checkpointStatus } from ${JSON.stringify(join(repoRoot, 'index.mjs'))};
+    const store = createStore(${JSON.stringify(path)});
+    store.db.pragma('journal_size_limit = 1048576');
+    const mark = (name) => statSync(${JSON.stringify(join(dir, 'mark-'))} + name, { throwIfNoEntry: false });
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    mark('start');
+    const t0 = performance.now();
+    for (let i = 0; i < 6000; i++) {
+      for (let left = t0 + i / 2 - performance.now(); left > 0; left = t0 + i / 2 - performance.now()) Atomics.wait(pause, 0, 0, left);
+      if (i % 10 === 9) store.refreshLease('agent-1', 30000);
+      else store.auditLog({ type: 'event', from: 'agent-1', to: 'agent-' + (i % 50), topic: 't1', payload: { i } });
+    }
+    mark('end');
+    console.log(JSON.stringify(checkpointStatus(store)));
+    store.close();`;
+  const trace = join(dir, 'trace.txt');
+  const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,statx,newfstatat,stat', '-o', trace, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+  reader.stdin.end();
+  assert.equal(r.status, 0, r.stderr);
+  const lines = readFileSync(trace, 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.includes('mark-start'));
+  const end = lines.findIndex((l) => l.includes('mark-end'));
+  assert.ok(start >= 0 && end > start, 'both marks traced');
+  const main = lines[start].split(/\s+/)[0];
+  const syncs = lines.slice(start, end).filter((l) => /\b(fsync|fdatasync)\(/.test(l) && !l.includes('resumed>'));
+  assert.deepEqual(syncs.filter((l) => l.split(/\s+/)[0] === main), [], 'no sync on the calling thread');
+  const status = JSON.parse(r.stdout);
+  assert.ok(status.restarts >= 10, `restarts ${status.restarts}`);
+  assert.equal(status.failures, 0);
+});
+
 test('the WAL stays under its bound while another process holds read snapshots in turn', async (t) => {
   const path = join(tempDir(t), 'hub.db');
   const store = createStore(path);

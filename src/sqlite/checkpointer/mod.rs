@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::raw::{self, WalHook, WalListener};
+use super::raw::{self, RestartGate, WalHook, WalListener};
 use crate::error::{SResult, StoreError};
 use worker::Worker;
 
@@ -204,7 +204,9 @@ impl Checkpointer {
         let threshold: i32 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
         let journal_limit = raw::journal_size_limit(conn).unwrap_or(-1);
         let threshold = Arc::new(AtomicI32::new(threshold));
-        let worker = Worker::open(path)?;
+        let gate = Arc::new(RestartGate::default());
+        let worker = Worker::open(path, gate.clone())?;
+        raw::install_restart_gate(conn, gate)?;
         let shared = Arc::new(Shared {
             wake: Mutex::default(),
             cv: Condvar::new(),
@@ -221,10 +223,14 @@ impl Checkpointer {
             }),
         });
         let for_thread = shared.clone();
+        let (started, gate_closed) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("triflux-checkpoint".into())
-            .spawn(move || worker.run(&for_thread))
+            .spawn(move || worker.run(&for_thread, started))
             .map_err(|e| StoreError::error(format!("could not start the checkpoint thread: {e}")))?;
+        // The thread's first step closes the gate (see `Worker::run`): the store's first
+        // write comes after it.
+        let _ = gate_closed.recv();
         let hook = WalHook::install(conn, threshold, shared.clone());
         Ok(Checkpointer {
             shared,

@@ -2,6 +2,7 @@
 //! parent module for the design).
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
@@ -11,7 +12,7 @@ use super::{
     RESTART_AT, RETRY, SIDE_BUSY, TICK, WAITS,
 };
 use crate::error::{SResult, StoreError};
-use crate::sqlite::raw;
+use crate::sqlite::raw::{self, RestartGate};
 
 /// The thread's side: its connections and where it is.
 pub(super) struct Worker {
@@ -23,6 +24,9 @@ pub(super) struct Worker {
     /// Two pin connections, so that a new pin is taken before the old one is let go.
     pins: [Connection; 2],
     pinned: Option<usize>,
+    /// Closed while this thread restarts the WAL: the store's connection begins no write
+    /// meanwhile (see `raw::RestartGate`).
+    gate: Arc<RestartGate>,
     frame_bytes: i64,
     /// The `journal_size_limit` the writer connection has.
     journal_limit: i64,
@@ -49,7 +53,7 @@ fn open_side(path: &str) -> SResult<Connection> {
 }
 
 impl Worker {
-    pub(super) fn open(path: &str) -> SResult<Worker> {
+    pub(super) fn open(path: &str, gate: Arc<RestartGate>) -> SResult<Worker> {
         let conn = open_side(path)?;
         let writer = open_side(path)?;
         // The restart write commits like the store does (its only sync is the header's);
@@ -62,6 +66,7 @@ impl Worker {
             writer,
             pins: [open_side(path)?, open_side(path)?],
             pinned: None,
+            gate,
             frame_bytes: page + FRAME_HEADER,
             journal_limit: -1,
             last_wait: Duration::ZERO,
@@ -74,7 +79,14 @@ impl Worker {
         })
     }
 
-    pub(super) fn run(mut self, shared: &Shared) {
+    /// The thread's life; `started` is told once the gate is closed for [`Self::prime`].
+    pub(super) fn run(mut self, shared: &Shared, started: std::sync::mpsc::Sender<()>) {
+        {
+            let gate = self.gate.clone();
+            let _closed = gate.close();
+            let _ = started.send(());
+            self.prime();
+        }
         loop {
             {
                 let mut wake = shared.wake.lock().unwrap_or_else(|e| e.into_inner());
@@ -252,6 +264,10 @@ impl Worker {
     /// first commit then starts the WAL anew, with its header synced here. Returns the
     /// WAL's frames afterwards.
     fn restart(&mut self, shared: &Shared) -> SResult<i64> {
+        // The store's writes wait for the restart in any case (for the write lock); at the
+        // gate they go on the moment it ends, rather than at their busy handler's next try.
+        let gate = self.gate.clone();
+        let _closed = gate.close();
         if self.readers_until.is_some_and(|t| Instant::now() < t) {
             return self.restart_after_readers(shared);
         }
@@ -317,9 +333,22 @@ impl Worker {
 
     /// The restart when other processes read the file: a RESTART checkpoint takes the
     /// write lock, copies the rest of the WAL and waits (up to [`wait_for`]) until no
-    /// reader uses the WAL; the writer connection then commits at once, before the
-    /// store's writes (held by the checkpoint, asleep in their busy handler) retry.
+    /// reader uses the WAL; the writer connection then commits its first frame. The
+    /// checkpoint lets go of the write lock when it returns: the restart gate (closed by
+    /// [`Self::restart`] until that frame is committed) keeps the store's connection from
+    /// writing (and restarting the WAL itself) in between.
     fn restart_after_readers(&mut self, shared: &Shared) -> SResult<i64> {
+        // The gate keeps the store from beginning a write; one it began before must end
+        // first, or its commit could restart the WAL once the pins are gone.
+        let free = self.writer.execute_batch("BEGIN IMMEDIATE").is_ok();
+        if !self.writer.is_autocommit() {
+            self.writer.execute_batch("ROLLBACK")?;
+        }
+        if !free {
+            // The pins stay: the store's commit appends.
+            self.last_wait = SIDE_BUSY;
+            return Ok(self.restart_busy(shared, shared.frames.load(Ordering::Relaxed)));
+        }
         self.unpin(shared);
         let (_, log, _) = self.checkpoint("NOOP")?;
         self.last_wait = wait_for(log * self.frame_bytes);
@@ -328,21 +357,33 @@ impl Worker {
         self.conn.busy_timeout(SIDE_BUSY)?;
         let (busy, log, done) = result?;
         self.record(shared, log, done);
-        if busy != 0 || log != done {
-            return Ok(self.restart_busy(shared, log));
+        if log > 0 && log == done {
+            // Copied to its end: the writer's frame restarts the WAL, or (a reader still
+            // holds it) appends, so that the store's next commit appends too.
+            let written = self.write_first_frame();
+            if written.is_err() && !self.writer.is_autocommit() {
+                let _ = self.writer.execute_batch("ROLLBACK");
+            }
+            written?;
         }
-        let written = self.write_first_frame();
-        if written.is_err() && !self.writer.is_autocommit() {
-            let _ = self.writer.execute_batch("ROLLBACK");
-        }
-        written?;
         let (_, log, _) = self.checkpoint("NOOP")?;
-        if log > 1 {
+        if busy != 0 || log > 1 {
             return Ok(self.restart_busy(shared, log));
         }
         shared.status().restarts += 1;
         self.retry_at = None;
         Ok(log)
+    }
+
+    /// At the start: a WAL that is empty or copied to its end (a file just opened) gets
+    /// its first frame from this thread, so that the store's first commit appends rather
+    /// than write and sync the WAL's header. A failure is left to the rounds.
+    fn prime(&mut self) {
+        if matches!(self.checkpoint("NOOP"), Ok((_, log, done)) if log == done) {
+            if self.write_first_frame().is_err() && !self.writer.is_autocommit() {
+                let _ = self.writer.execute_batch("ROLLBACK");
+            }
+        }
     }
 
     /// One page in its own transaction (page 1, unchanged): a restarted WAL's first frame.
