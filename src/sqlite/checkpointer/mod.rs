@@ -52,6 +52,10 @@ pub const RESTART_AT: i64 = 16 * 1024 * 1024;
 /// The documented bound: with readers whose snapshots last less than the longest wait,
 /// the WAL is restarted well before it reaches this.
 pub const BOUND: i64 = 64 * 1024 * 1024;
+/// The WAL size (bytes of frames) past which the store's writes wait at the restart gate
+/// for the thread's next restart, when the store writes faster than the thread copies
+/// (never while other processes' readers are seen: a restart may then wait for them).
+pub const FULL_AT: i64 = BOUND / 2;
 /// How long a restart waits for readers (writers wait meanwhile), by how full the WAL is:
 /// under 1/4 of [`BOUND`], under 1/2, under 3/4, and beyond.
 pub const WAITS: [Duration; 4] = [
@@ -137,6 +141,10 @@ struct Shared {
     pinned: AtomicBool,
     /// A wake-up was sent and not yet taken (one notify per round, not per commit).
     signaled: AtomicBool,
+    /// The WAL's frames from which a commit makes the next write wait for a restart
+    /// ([`FULL_AT`]; 0: never), and the gate they wait at.
+    full_frames: AtomicI64,
+    gate: Arc<RestartGate>,
     status: Mutex<Status>,
 }
 
@@ -158,7 +166,12 @@ impl WalListener for Shared {
         self.commits.fetch_add(1, Ordering::Relaxed);
         self.frames.store(i64::from(frames), Ordering::Relaxed);
         let due = i64::from(frames) >= self.wake_at.load(Ordering::Relaxed) + i64::from(threshold);
-        if due || self.pinned.load(Ordering::Relaxed) {
+        let full_at = self.full_frames.load(Ordering::Relaxed);
+        let full = full_at > 0 && i64::from(frames) >= full_at;
+        if full {
+            self.gate.set_full();
+        }
+        if due || full || self.pinned.load(Ordering::Relaxed) {
             self.notify();
         }
     }
@@ -206,7 +219,7 @@ impl Checkpointer {
         let threshold = Arc::new(AtomicI32::new(threshold));
         let gate = Arc::new(RestartGate::default());
         let worker = Worker::open(path, gate.clone())?;
-        raw::install_restart_gate(conn, gate)?;
+        raw::install_restart_gate(conn, gate.clone())?;
         let shared = Arc::new(Shared {
             wake: Mutex::default(),
             cv: Condvar::new(),
@@ -217,6 +230,8 @@ impl Checkpointer {
             journal_limit: AtomicI64::new(journal_limit),
             pinned: AtomicBool::new(false),
             signaled: AtomicBool::new(false),
+            full_frames: AtomicI64::new(0),
+            gate,
             status: Mutex::new(Status {
                 running: true,
                 ..Status::default()

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    Shared, BOUND, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, IDLE, READERS_SEEN, REPORT_EVERY,
-    RESTART_AT, RETRY, SIDE_BUSY, TICK, WAITS,
+    Shared, BOUND, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, FULL_AT, IDLE, READERS_SEEN,
+    REPORT_EVERY, RESTART_AT, RETRY, SIDE_BUSY, TICK, WAITS,
 };
 use crate::error::{SResult, StoreError};
 use crate::sqlite::raw::{self, RestartGate};
@@ -86,6 +86,7 @@ impl Worker {
             let _closed = gate.close();
             let _ = started.send(());
             self.prime();
+            self.set_full_frames(shared);
         }
         loop {
             {
@@ -125,6 +126,23 @@ impl Worker {
     }
 
     fn round(&mut self, shared: &Shared) {
+        self.checkpoint_if_due(shared);
+        // Whatever the round did, writes that waited for it go on (the next commit past
+        // the size makes the next write wait again).
+        self.set_full_frames(shared);
+        self.gate.release_full();
+    }
+
+    /// Where commits make writes wait ([`FULL_AT`]): not while automatic checkpoints are
+    /// off, nor while other processes' readers are seen.
+    fn set_full_frames(&self, shared: &Shared) {
+        let readers = self.readers_until.is_some_and(|t| Instant::now() < t);
+        let off = readers || shared.threshold.load(Ordering::Relaxed) <= 0;
+        let frames = if off { 0 } else { FULL_AT / self.frame_bytes };
+        shared.full_frames.store(frames, Ordering::Relaxed);
+    }
+
+    fn checkpoint_if_due(&mut self, shared: &Shared) {
         let threshold = i64::from(shared.threshold.load(Ordering::Relaxed));
         if threshold <= 0 {
             // wal_autocheckpoint is off: no automatic checkpoint at all, as in SQLite.

@@ -12,10 +12,17 @@
 //! the thread's restart waits for that transaction, and waiting for the gate could only
 //! stall both). A step holds the gate only while SQLite runs it, never across JS, and an
 //! open gate costs one uncontended mutex.
+//!
+//! The same gate bounds the WAL when the store writes faster than the thread copies: once
+//! a commit leaves the WAL past a size the thread sets (see the checkpointer), the next
+//! write waits at the gate until the thread has restarted the WAL, for [`FULL_WAIT`] at
+//! most.
 
 use std::cell::Cell;
 use std::ffi::{c_void, CStr};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 use rusqlite::ffi;
 use rusqlite::Connection;
@@ -27,14 +34,57 @@ const NAME: &CStr = c"triflux-native-store.restart-gate";
 
 /// See the module's comment.
 #[derive(Default)]
-pub struct RestartGate(Mutex<()>);
+pub struct RestartGate {
+    lock: Mutex<()>,
+    /// The WAL is past the size at which the store's writes wait for the thread's next
+    /// restart (it outran the thread): set after a commit, cleared by the thread.
+    full: AtomicBool,
+    restarted: Condvar,
+}
 
 impl RestartGate {
     /// Closes the gate until the guard is dropped; waits for a step that is in it.
     pub fn close(&self) -> MutexGuard<'_, ()> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.lock.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// After a commit that left the WAL past that size: the next write waits.
+    pub fn set_full(&self) {
+        self.full.store(true, Ordering::Relaxed);
+    }
+
+    /// The thread restarted the WAL (or tried): writes waiting for it go on. Takes the
+    /// gate for a moment (it must not be closed by the caller already), so that a write
+    /// between its check and its wait cannot miss this.
+    pub fn release_full(&self) {
+        if self.full.load(Ordering::Relaxed) {
+            let _closed = self.close();
+            self.full.store(false, Ordering::Relaxed);
+            self.restarted.notify_all();
+        }
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.full.load(Ordering::Relaxed)
+    }
+
+    /// Passes the gate: waits while it is closed, and while the WAL is full (at most
+    /// [`FULL_WAIT`]).
+    fn pass(&self) -> MutexGuard<'_, ()> {
+        let open = self.close();
+        if !self.is_full() {
+            return open;
+        }
+        self.restarted
+            .wait_timeout_while(open, FULL_WAIT, |_| self.is_full())
+            .unwrap_or_else(|e| e.into_inner())
+            .0
     }
 }
+
+/// The longest a write waits for a restart of a full WAL (the thread then is stuck, e.g.
+/// in a sync of a failing disk: the writes go on and the WAL grows).
+pub const FULL_WAIT: Duration = Duration::from_millis(1500);
 
 unsafe extern "C" fn drop_gate(p: *mut c_void) {
     // SAFETY: `p` is the `Arc::into_raw` of `install_restart_gate`, given back once by
@@ -78,7 +128,7 @@ pub(super) fn through_gate<T>(db: *mut ffi::sqlite3, may_write: bool, f: impl Fn
         return f();
     }
     // SAFETY: as above.
-    let _open = unsafe { &*gate }.close();
+    let _open = unsafe { &*gate }.pass();
     INSIDE.with(|c| c.set(true));
     struct Leave;
     impl Drop for Leave {
@@ -156,5 +206,32 @@ mod tests {
         // The connection's reference goes with the connection.
         drop(conn);
         assert_eq!(Arc::strong_count(&gate), 1);
+    }
+
+    #[test]
+    fn a_full_wal_makes_the_next_write_wait_for_the_thread_and_no_longer() {
+        let conn = Connection::open_in_memory().unwrap();
+        let gate = Arc::new(RestartGate::default());
+        install_restart_gate(&conn, gate.clone()).unwrap();
+        gate.set_full();
+        let for_thread = gate.clone();
+        let released = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(60));
+            let at = Instant::now();
+            for_thread.release_full();
+            at
+        });
+        gated(&conn, || ());
+        let passed = Instant::now();
+        assert!(passed >= released.join().unwrap(), "waited for the release");
+        assert!(!gate.is_full());
+        let started = Instant::now();
+        gated(&conn, || ());
+        assert!(started.elapsed() < Duration::from_millis(40), "released: no wait");
+        // Released by nobody: the wait ends at its bound.
+        gate.set_full();
+        let started = Instant::now();
+        gated(&conn, || ());
+        assert!(started.elapsed() >= super::FULL_WAIT);
     }
 }
