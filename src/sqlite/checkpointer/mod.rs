@@ -80,6 +80,8 @@ const CATCH_UP_TAIL: i64 = 500;
 const FAILURE_RETRY: Duration = Duration::from_millis(500);
 /// The thread's connections' busy_timeout outside a RESTART checkpoint.
 const SIDE_BUSY: Duration = Duration::from_millis(50);
+/// How often the checkpoint connection looks again while it waits for a lock.
+const BUSY_POLL: Duration = Duration::from_millis(1);
 /// How long an explicit checkpoint waits for the thread to finish its round.
 const PAUSE_WAIT: Duration = Duration::from_secs(5);
 /// How long the thread sleeps when nothing wakes it.

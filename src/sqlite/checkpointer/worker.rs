@@ -1,6 +1,7 @@
 //! The checkpoint thread: its connections, its rounds, restarts and pins (see the
 //! parent module for the design).
 
+use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    Shared, BOUND, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, FULL_AT, IDLE, READERS_SEEN,
+    Shared, BOUND, BUSY_POLL, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, FULL_AT, IDLE, READERS_SEEN,
     REPORT_EVERY, RESTART_AT, RETRY, SIDE_BUSY, TICK, WAITS,
 };
 use crate::error::{SResult, StoreError};
@@ -32,6 +33,9 @@ pub(super) struct Worker {
     journal_limit: i64,
     /// The wait of the last restart that readers kept from completing.
     last_wait: Duration,
+    /// The wait of the last RESTART checkpoint that readers outlasted (zero after one
+    /// that completed).
+    outlasted: Duration,
     /// Until then, restarts wait for other processes' readers (see `restart_after_readers`).
     readers_until: Option<Instant>,
     commits_seen: u64,
@@ -52,9 +56,38 @@ fn open_side(path: &str) -> SResult<Connection> {
     Ok(conn)
 }
 
+thread_local! {
+    /// The checkpoint connection's busy handler: how long it waits in all (a checkpoint's
+    /// waits for the write lock and for readers add up), and since when.
+    static BUSY_LIMIT: Cell<Duration> = const { Cell::new(SIDE_BUSY) };
+    static BUSY_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Polls every [`BUSY_POLL`] within [`BUSY_LIMIT`], so that a restart waiting for
+/// readers (the writes wait with it) ends as soon as they let go, rather than at the
+/// next of SQLite's default busy handler's growing sleeps (up to 100 ms apart).
+fn on_busy(_count: i32) -> bool {
+    let now = Instant::now();
+    let since = BUSY_SINCE.with(|s| {
+        let since = s.get().unwrap_or(now);
+        s.set(Some(since));
+        since
+    });
+    let waited = now - since;
+    let limit = BUSY_LIMIT.with(Cell::get);
+    if waited >= limit {
+        return false;
+    }
+    std::thread::sleep(BUSY_POLL.min(limit - waited));
+    true
+}
+
 impl Worker {
     pub(super) fn open(path: &str, gate: Arc<RestartGate>) -> SResult<Worker> {
-        let conn = open_side(path)?;
+        let mut conn = open_side(path)?;
+        // On this thread only: the connection is opened here but used on the thread,
+        // where the thread-local limit lives.
+        conn.busy_handler(Some(on_busy))?;
         let writer = open_side(path)?;
         // The restart write commits like the store does (its only sync is the header's);
         // the limit it truncates the WAL to follows the store connection's.
@@ -70,6 +103,7 @@ impl Worker {
             frame_bytes: page + FRAME_HEADER,
             journal_limit: -1,
             last_wait: Duration::ZERO,
+            outlasted: Duration::ZERO,
             readers_until: None,
             commits_seen: 0,
             last_commit: Instant::now(),
@@ -136,8 +170,7 @@ impl Worker {
     /// Where commits make writes wait ([`FULL_AT`]): not while automatic checkpoints are
     /// off, nor while other processes' readers are seen.
     fn set_full_frames(&self, shared: &Shared) {
-        let readers = self.readers_until.is_some_and(|t| Instant::now() < t);
-        let off = readers || shared.threshold.load(Ordering::Relaxed) <= 0;
+        let off = self.readers_seen() || shared.threshold.load(Ordering::Relaxed) <= 0;
         let frames = if off { 0 } else { FULL_AT / self.frame_bytes };
         shared.full_frames.store(frames, Ordering::Relaxed);
     }
@@ -232,11 +265,22 @@ impl Worker {
             self.journal_limit = limit;
         }
         let floor = i64::from(shared.threshold.load(Ordering::Relaxed).max(1)) * self.frame_bytes;
-        if limit < 0 {
+        let at = if limit < 0 {
             RESTART_AT
         } else {
             limit.clamp(floor.min(RESTART_AT), RESTART_AT)
+        };
+        // With other processes' readers each restart stops the writes for about one of
+        // their snapshots: fewer, larger restarts (the wait stays the same below BOUND / 2).
+        if self.readers_seen() {
+            at / 2 * 3
+        } else {
+            at
         }
+    }
+
+    fn readers_seen(&self) -> bool {
+        self.readers_until.is_some_and(|t| Instant::now() < t)
     }
 
     /// Syncs the database file and the WAL before a restart: the checkpoint that writers
@@ -261,6 +305,7 @@ impl Worker {
 
     /// `PRAGMA wal_checkpoint(mode)`: (busy, frames in the WAL, frames copied back).
     fn checkpoint(&self, mode: &str) -> SResult<(i64, i64, i64)> {
+        BUSY_SINCE.with(|s| s.set(None));
         Ok(self
             .conn
             .query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
@@ -286,7 +331,7 @@ impl Worker {
         // gate they go on the moment it ends, rather than at their busy handler's next try.
         let gate = self.gate.clone();
         let _closed = gate.close();
-        if self.readers_until.is_some_and(|t| Instant::now() < t) {
+        if self.readers_seen() {
             return self.restart_after_readers(shared);
         }
         self.last_wait = Duration::ZERO;
@@ -369,10 +414,12 @@ impl Worker {
         }
         self.unpin(shared);
         let (_, log, _) = self.checkpoint("NOOP")?;
-        self.last_wait = wait_for(log * self.frame_bytes);
-        self.conn.busy_timeout(self.last_wait)?;
+        // After a try that readers outlasted, the next one waits twice as long (within
+        // WAITS): a try that gives up stopped the writes for nothing.
+        self.last_wait = wait_for(log * self.frame_bytes).max(self.outlasted * 2).min(WAITS[3]);
+        BUSY_LIMIT.with(|l| l.set(self.last_wait));
         let result = self.checkpoint("RESTART");
-        self.conn.busy_timeout(SIDE_BUSY)?;
+        BUSY_LIMIT.with(|l| l.set(SIDE_BUSY));
         let (busy, log, done) = result?;
         self.record(shared, log, done);
         if log > 0 && log == done {
@@ -386,8 +433,10 @@ impl Worker {
         }
         let (_, log, _) = self.checkpoint("NOOP")?;
         if busy != 0 || log > 1 {
+            self.outlasted = self.last_wait;
             return Ok(self.restart_busy(shared, log));
         }
+        self.outlasted = Duration::ZERO;
         shared.status().restarts += 1;
         self.retry_at = None;
         Ok(log)
