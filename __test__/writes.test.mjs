@@ -219,7 +219,18 @@ test('a full disk during checkpoints: they fail, the operator sees it, nothing a
   const path = join(tempDir(t), 'hub.db');
   // The process may not write past 12 MiB in any file, and SIGXFSZ is ignored: writes beyond
   // fail with EFBIG, as on a full disk.
-  const command = ['bash', '-c', `trap '' XFSZ; ulimit -f 12288; exec "${process.execPath}" "$@"`, 'bash'];
+  const limit = 12 * 1024 * 1024;
+  const command = ['bash', '-c', `trap '' XFSZ; ulimit -f ${limit / 1024}; exec "${process.execPath}" "$@"`, 'bash'];
+  // The database file starts just under the limit, so that the first checkpoint that grows
+  // it fails, long before the WAL (restarted every 1 MiB until then) could reach the limit:
+  // however slow the machine, the checkpoints fail first and the writes after them.
+  const setup = createStore(path);
+  setup.db.exec('CREATE TABLE ballast (b BLOB)');
+  setup.db.prepare('INSERT INTO ballast VALUES (zeroblob(?))').run(limit - 256 * 1024 - statSync(path).size);
+  setup.db.pragma('wal_checkpoint(TRUNCATE)');
+  setup.close();
+  const size = statSync(path).size;
+  assert.ok(size > limit - 1024 * 1024 && size < limit - 64 * 1024, `database file of ${size} bytes`);
   const run = await writer(t, path, 'full', { command });
   assert.equal(run.code, 0, run.stderr);
   const status = JSON.parse(run.other.find((l) => l.startsWith('status ')).slice(7));
@@ -232,6 +243,9 @@ test('a full disk during checkpoints: they fail, the operator sees it, nothing a
   const store = createStore(path);
   t.after(() => store.close());
   log(store, 1);
+  // Its first round copies the WAL the full disk left (an explicit checkpoint waits for
+  // the round, up to 5 s, which a loaded machine may need).
+  await until('the first checkpoint after the disk had room again', () => checkpointStatus(store).checkpoints > 0, 30_000);
   assert.equal(store.db.pragma('wal_checkpoint(TRUNCATE)')[0].busy, 0);
   assert.equal(store.getHubStats().total_messages, run.acked.length + 1);
 });

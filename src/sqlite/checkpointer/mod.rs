@@ -109,6 +109,8 @@ pub struct Status {
     /// The WAL's frames and how many of them were copied back, at the last checkpoint.
     pub wal_frames: i64,
     pub backfilled: i64,
+    /// The WAL size from which the thread restarts it now (0 before the first round).
+    pub restart_at: i64,
     /// The thread runs (false once stopped, or if it could not start).
     pub running: bool,
 }

@@ -215,6 +215,7 @@ impl Worker {
     /// One round: pin, PASSIVE checkpoint, and a restart when due.
     fn checkpoint_round(&mut self, shared: &Shared, idle: bool) -> SResult<()> {
         let restart_at = self.restart_at(shared);
+        shared.status().restart_at = restart_at;
         let (mut log, mut done) = self.passive(shared)?;
         let mut wal = log;
         if log * self.frame_bytes >= restart_at {
@@ -335,7 +336,15 @@ impl Worker {
             return self.restart_after_readers(shared);
         }
         self.last_wait = Duration::ZERO;
-        self.writer.execute_batch("BEGIN IMMEDIATE")?;
+        if let Err(e) = self.writer.execute_batch("BEGIN IMMEDIATE") {
+            let e = StoreError::from(e);
+            if !busy(&e) {
+                return Err(e);
+            }
+            // A write transaction of the store (or of another process) is open: the
+            // pins stay, so that its commit appends; try again in a moment.
+            return Ok(self.restart_busy(shared, shared.frames.load(Ordering::Relaxed)));
+        }
         let result = self.restart_holding_lock(shared);
         if !self.writer.is_autocommit() {
             let _ = self.writer.execute_batch("ROLLBACK");
@@ -446,10 +455,9 @@ impl Worker {
     /// its first frame from this thread, so that the store's first commit appends rather
     /// than write and sync the WAL's header. A failure is left to the rounds.
     fn prime(&mut self) {
-        if matches!(self.checkpoint("NOOP"), Ok((_, log, done)) if log == done) {
-            if self.write_first_frame().is_err() && !self.writer.is_autocommit() {
-                let _ = self.writer.execute_batch("ROLLBACK");
-            }
+        let copied = matches!(self.checkpoint("NOOP"), Ok((_, log, done)) if log == done);
+        if copied && self.write_first_frame().is_err() && !self.writer.is_autocommit() {
+            let _ = self.writer.execute_batch("ROLLBACK");
         }
     }
 
