@@ -33,11 +33,11 @@ pub(super) struct Worker {
     journal_limit: i64,
     /// The wait of the last restart that readers kept from completing.
     last_wait: Duration,
-    /// The wait of the last RESTART checkpoint that readers outlasted (zero after one
-    /// that completed).
-    outlasted: Duration,
     /// Until then, restarts wait for other processes' readers (see `restart_after_readers`).
     readers_until: Option<Instant>,
+    /// Until then, other processes are seen writing to the file (frames the store did
+    /// not write): restarts do not close the gate (see `restart`).
+    writers_until: Option<Instant>,
     commits_seen: u64,
     last_commit: Instant,
     /// The WAL was restarted (or found empty) since the last commit: nothing to do idle.
@@ -103,8 +103,8 @@ impl Worker {
             frame_bytes: page + FRAME_HEADER,
             journal_limit: -1,
             last_wait: Duration::ZERO,
-            outlasted: Duration::ZERO,
             readers_until: None,
+            writers_until: None,
             commits_seen: 0,
             last_commit: Instant::now(),
             idle_done: false,
@@ -217,6 +217,11 @@ impl Worker {
         let restart_at = self.restart_at(shared);
         shared.status().restart_at = restart_at;
         let (mut log, mut done) = self.passive(shared)?;
+        if log > shared.frames.load(Ordering::Relaxed) + 1 {
+            // Frames the store did not write: other processes write to the file too.
+            let until = Some(Instant::now() + READERS_SEEN);
+            (self.writers_until, self.readers_until) = (until, until);
+        }
         let mut wal = log;
         if log * self.frame_bytes >= restart_at {
             // Writers wait while a RESTART checkpoint runs: first copy what the store
@@ -273,7 +278,7 @@ impl Worker {
         };
         // With other processes' readers each restart stops the writes for about one of
         // their snapshots: fewer, larger restarts (the wait stays the same below BOUND / 2).
-        if self.readers_seen() {
+        if self.readers_seen() && !self.writers_seen() {
             at / 2 * 3
         } else {
             at
@@ -282,6 +287,10 @@ impl Worker {
 
     fn readers_seen(&self) -> bool {
         self.readers_until.is_some_and(|t| Instant::now() < t)
+    }
+
+    fn writers_seen(&self) -> bool {
+        self.writers_until.is_some_and(|t| Instant::now() < t)
     }
 
     /// Syncs the database file and the WAL before a restart: the checkpoint that writers
@@ -330,26 +339,31 @@ impl Worker {
     fn restart(&mut self, shared: &Shared) -> SResult<i64> {
         // The store's writes wait for the restart in any case (for the write lock); at the
         // gate they go on the moment it ends, rather than at their busy handler's next try.
+        // The gate is closed before any lock is taken (a write in it may be waiting for
+        // the write lock). With other processes writing too, any of them may restart the
+        // WAL between this thread's checkpoint and its frame: holding the store's writes
+        // back would then only cost them, and starve them of the write lock.
         let gate = self.gate.clone();
-        let _closed = gate.close();
+        let closed = (!self.writers_seen()).then(|| gate.close());
         if self.readers_seen() {
             return self.restart_after_readers(shared);
         }
         self.last_wait = Duration::ZERO;
         if let Err(e) = self.writer.execute_batch("BEGIN IMMEDIATE") {
             let e = StoreError::from(e);
-            if !busy(&e) {
-                return Err(e);
+            if busy(&e) {
+                // Another connection held the write lock all along (another process,
+                // as a rule): the next tries are the RESTART checkpoint's.
+                self.readers_until = Some(Instant::now() + READERS_SEEN);
             }
-            // A write transaction of the store (or of another process) is open: the
-            // pins stay, so that its commit appends; try again in a moment.
-            return Ok(self.restart_busy(shared, shared.frames.load(Ordering::Relaxed)));
+            return Err(e);
         }
         let result = self.restart_holding_lock(shared);
         if !self.writer.is_autocommit() {
             let _ = self.writer.execute_batch("ROLLBACK");
         }
         self.unpin(shared);
+        drop(closed);
         result
     }
 
@@ -370,6 +384,9 @@ impl Worker {
                     break;
                 }
                 if Instant::now() >= deadline {
+                    // Other processes' readers hold the frames: the next tries wait for
+                    // them with a RESTART checkpoint.
+                    self.readers_until = Some(Instant::now() + READERS_SEEN);
                     return Ok(self.restart_busy(shared, log));
                 }
                 std::thread::sleep(Duration::from_millis(1));
@@ -408,30 +425,29 @@ impl Worker {
     /// reader uses the WAL; the writer connection then commits its first frame. The
     /// checkpoint lets go of the write lock when it returns: the restart gate (closed by
     /// [`Self::restart`] until that frame is committed) keeps the store's connection from
-    /// writing (and restarting the WAL itself) in between.
+    /// writing (and restarting the WAL itself) in between. The pins go first: the RESTART
+    /// checkpoint waits for them as for any reader, and so do other processes' (their
+    /// threads let go of their pins when they try a restart, or are idle).
     fn restart_after_readers(&mut self, shared: &Shared) -> SResult<i64> {
-        // The gate keeps the store from beginning a write; one it began before must end
-        // first, or its commit could restart the WAL once the pins are gone.
-        let free = self.writer.execute_batch("BEGIN IMMEDIATE").is_ok();
-        if !self.writer.is_autocommit() {
-            self.writer.execute_batch("ROLLBACK")?;
-        }
-        if !free {
-            // The pins stay: the store's commit appends.
-            self.last_wait = SIDE_BUSY;
-            return Ok(self.restart_busy(shared, shared.frames.load(Ordering::Relaxed)));
-        }
         self.unpin(shared);
         let (_, log, _) = self.checkpoint("NOOP")?;
-        // After a try that readers outlasted, the next one waits twice as long (within
-        // WAITS): a try that gives up stopped the writes for nothing.
-        self.last_wait = wait_for(log * self.frame_bytes).max(self.outlasted * 2).min(WAITS[3]);
-        BUSY_LIMIT.with(|l| l.set(self.last_wait));
-        let result = self.checkpoint("RESTART");
-        BUSY_LIMIT.with(|l| l.set(SIDE_BUSY));
+        self.last_wait = wait_for(log * self.frame_bytes);
+        let result = if self.writers_seen() {
+            // Other processes' stores wait for the write lock in SQLite's busy handler:
+            // this one does too, rather than win every race for it.
+            self.conn.busy_timeout(self.last_wait)?;
+            let result = self.checkpoint("RESTART");
+            self.conn.busy_handler(Some(on_busy))?;
+            result
+        } else {
+            BUSY_LIMIT.with(|l| l.set(self.last_wait));
+            let result = self.checkpoint("RESTART");
+            BUSY_LIMIT.with(|l| l.set(SIDE_BUSY));
+            result
+        };
         let (busy, log, done) = result?;
         self.record(shared, log, done);
-        if log > 0 && log == done {
+        if log > 0 && log == done && (busy == 0 || !self.writers_seen()) {
             // Copied to its end: the writer's frame restarts the WAL, or (a reader still
             // holds it) appends, so that the store's next commit appends too.
             let written = self.write_first_frame();
@@ -442,10 +458,8 @@ impl Worker {
         }
         let (_, log, _) = self.checkpoint("NOOP")?;
         if busy != 0 || log > 1 {
-            self.outlasted = self.last_wait;
             return Ok(self.restart_busy(shared, log));
         }
-        self.outlasted = Duration::ZERO;
         shared.status().restarts += 1;
         self.retry_at = None;
         Ok(log)
