@@ -33,11 +33,17 @@ pub(super) struct Worker {
     journal_limit: i64,
     /// The wait of the last restart that readers kept from completing.
     last_wait: Duration,
+    /// The wait of the last RESTART checkpoint that readers outlasted (zero after one
+    /// that completed).
+    outlasted: Duration,
     /// Until then, restarts wait for other processes' readers (see `restart_after_readers`).
     readers_until: Option<Instant>,
     /// Until then, other processes are seen writing to the file (frames the store did
     /// not write): restarts do not close the gate (see `restart`).
     writers_until: Option<Instant>,
+    /// The WAL's frames after the writer connection's last commit (with the store's last
+    /// commit's, every frame this process wrote).
+    writer_frames: i64,
     commits_seen: u64,
     last_commit: Instant,
     /// The WAL was restarted (or found empty) since the last commit: nothing to do idle.
@@ -103,8 +109,10 @@ impl Worker {
             frame_bytes: page + FRAME_HEADER,
             journal_limit: -1,
             last_wait: Duration::ZERO,
+            outlasted: Duration::ZERO,
             readers_until: None,
             writers_until: None,
+            writer_frames: 0,
             commits_seen: 0,
             last_commit: Instant::now(),
             idle_done: false,
@@ -217,7 +225,7 @@ impl Worker {
         let restart_at = self.restart_at(shared);
         shared.status().restart_at = restart_at;
         let (mut log, mut done) = self.passive(shared)?;
-        if log > shared.frames.load(Ordering::Relaxed) + 1 {
+        if log > shared.frames.load(Ordering::Relaxed).max(self.writer_frames) {
             // Frames the store did not write: other processes write to the file too.
             let until = Some(Instant::now() + READERS_SEEN);
             (self.writers_until, self.readers_until) = (until, until);
@@ -408,6 +416,7 @@ impl Worker {
         conn.execute_batch(&format!("PRAGMA user_version = {version}"))?;
         conn.execute_batch("COMMIT")?;
         let (_, log, _) = self.checkpoint("NOOP")?;
+        self.writer_frames = log;
         if log <= 1 {
             shared.status().restarts += 1;
             self.retry_at = None;
@@ -431,7 +440,15 @@ impl Worker {
     fn restart_after_readers(&mut self, shared: &Shared) -> SResult<i64> {
         self.unpin(shared);
         let (_, log, _) = self.checkpoint("NOOP")?;
-        self.last_wait = wait_for(log * self.frame_bytes);
+        // After a try that readers outlasted, the next one waits twice as long (within
+        // WAITS): a try that gives up stopped the writes for nothing. Not with other
+        // processes writing, whose stores wait for the write lock meanwhile.
+        let longer = if self.writers_seen() {
+            Duration::ZERO
+        } else {
+            self.outlasted * 2
+        };
+        self.last_wait = wait_for(log * self.frame_bytes).max(longer).min(WAITS[3]);
         let result = if self.writers_seen() {
             // Other processes' stores wait for the write lock in SQLite's busy handler:
             // this one does too, rather than win every race for it.
@@ -458,8 +475,10 @@ impl Worker {
         }
         let (_, log, _) = self.checkpoint("NOOP")?;
         if busy != 0 || log > 1 {
+            self.outlasted = self.last_wait;
             return Ok(self.restart_busy(shared, log));
         }
+        self.outlasted = Duration::ZERO;
         shared.status().restarts += 1;
         self.retry_at = None;
         Ok(log)
@@ -476,12 +495,13 @@ impl Worker {
     }
 
     /// One page in its own transaction (page 1, unchanged): a restarted WAL's first frame.
-    fn write_first_frame(&self) -> SResult<()> {
+    fn write_first_frame(&mut self) -> SResult<()> {
         let conn = &self.writer;
         conn.execute_batch("BEGIN IMMEDIATE")?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         conn.execute_batch(&format!("PRAGMA user_version = {version}"))?;
         conn.execute_batch("COMMIT")?;
+        self.writer_frames = self.checkpoint("NOOP")?.1;
         Ok(())
     }
 
