@@ -101,6 +101,50 @@ test('sustained writes: no fsync or fdatasync on the calling thread, the checkpo
   assert.ok(syncs.length > 0, 'the checkpointer synced');
 });
 
+test('restarts while another process holds read snapshots in turn: still no sync on the calling thread', { skip: !strace && 'needs strace (Linux)' }, async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'hub.db');
+  createStore(path).close();
+  const reader = spawn(process.execPath, [join(repoRoot, '__test__', 'fixtures', 'wal-reader.mjs'), path, '8'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.after(() => reader.exitCode === null && reader.kill());
+  await new Promise((resolve) => createInterface({ input: reader.stdout }).once('line', resolve));
+  // A 1 MiB journal_size_limit restarts the WAL every ~75 writes: each restart waits for
+  // the reader's snapshots and then commits the WAL's first frame, the moment in which a
+  // write of the store's connection would restart the WAL itself. 2,000 writes a second,
+  // so that writes arrive throughout every restart.
+  const script = `
+    import { statSync } from 'node:fs';
+    import { createStore, checkpointStatus } from ${JSON.stringify(join(repoRoot, 'index.mjs'))};
+    const store = createStore(${JSON.stringify(path)});
+    store.db.pragma('journal_size_limit = 1048576');
+    const mark = (name) => statSync(${JSON.stringify(join(dir, 'mark-'))} + name, { throwIfNoEntry: false });
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    mark('start');
+    const t0 = performance.now();
+    for (let i = 0; i < 6000; i++) {
+      for (let left = t0 + i / 2 - performance.now(); left > 0; left = t0 + i / 2 - performance.now()) Atomics.wait(pause, 0, 0, left);
+      if (i % 10 === 9) store.refreshLease('agent-1', 30000);
+      else store.auditLog({ type: 'event', from: 'agent-1', to: 'agent-' + (i % 50), topic: 't1', payload: { i } });
+    }
+    mark('end');
+    console.log(JSON.stringify(checkpointStatus(store)));
+    store.close();`;
+  const trace = join(dir, 'trace.txt');
+  const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,statx,newfstatat,stat', '-o', trace, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+  reader.stdin.end();
+  assert.equal(r.status, 0, r.stderr);
+  const lines = readFileSync(trace, 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.includes('mark-start'));
+  const end = lines.findIndex((l) => l.includes('mark-end'));
+  assert.ok(start >= 0 && end > start, 'both marks traced');
+  const main = lines[start].split(/\s+/)[0];
+  const syncs = lines.slice(start, end).filter((l) => /\b(fsync|fdatasync)\(/.test(l) && !l.includes('resumed>'));
+  assert.deepEqual(syncs.filter((l) => l.split(/\s+/)[0] === main), [], 'no sync on the calling thread');
+  const status = JSON.parse(r.stdout);
+  assert.ok(status.restarts >= 10, `restarts ${status.restarts}`);
+  assert.equal(status.failures, 0);
+});
+
 test('the WAL stays under its bound while another process holds read snapshots in turn', async (t) => {
   const path = join(tempDir(t), 'hub.db');
   const store = createStore(path);
@@ -175,7 +219,18 @@ test('a full disk during checkpoints: they fail, the operator sees it, nothing a
   const path = join(tempDir(t), 'hub.db');
   // The process may not write past 12 MiB in any file, and SIGXFSZ is ignored: writes beyond
   // fail with EFBIG, as on a full disk.
-  const command = ['bash', '-c', `trap '' XFSZ; ulimit -f 12288; exec "${process.execPath}" "$@"`, 'bash'];
+  const limit = 12 * 1024 * 1024;
+  const command = ['bash', '-c', `trap '' XFSZ; ulimit -f ${limit / 1024}; exec "${process.execPath}" "$@"`, 'bash'];
+  // The database file starts just under the limit, so that the first checkpoint that grows
+  // it fails, long before the WAL (restarted every 1 MiB until then) could reach the limit:
+  // however slow the machine, the checkpoints fail first and the writes after them.
+  const setup = createStore(path);
+  setup.db.exec('CREATE TABLE ballast (b BLOB)');
+  setup.db.prepare('INSERT INTO ballast VALUES (zeroblob(?))').run(limit - 256 * 1024 - statSync(path).size);
+  setup.db.pragma('wal_checkpoint(TRUNCATE)');
+  setup.close();
+  const size = statSync(path).size;
+  assert.ok(size > limit - 1024 * 1024 && size < limit - 64 * 1024, `database file of ${size} bytes`);
   const run = await writer(t, path, 'full', { command });
   assert.equal(run.code, 0, run.stderr);
   const status = JSON.parse(run.other.find((l) => l.startsWith('status ')).slice(7));
@@ -188,6 +243,9 @@ test('a full disk during checkpoints: they fail, the operator sees it, nothing a
   const store = createStore(path);
   t.after(() => store.close());
   log(store, 1);
+  // Its first round copies the WAL the full disk left (an explicit checkpoint waits for
+  // the round, up to 5 s, which a loaded machine may need).
+  await until('the first checkpoint after the disk had room again', () => checkpointStatus(store).checkpoints > 0, 30_000);
   assert.equal(store.db.pragma('wal_checkpoint(TRUNCATE)')[0].busy, 0);
   assert.equal(store.getHubStats().total_messages, run.acked.length + 1);
 });

@@ -183,12 +183,13 @@ async function hubChild(o) {
   const out = { acks: 0, errors: 0, firstError: null, cas: { ok: 0, stale: 0 }, reads: 0 };
   const until = performance.now() + o.seconds * 1000;
   for (let i = 0; performance.now() < until; i++) {
+    let call = 'refreshLease';
     try {
       if (i % 10 === 9) store.refreshLease(me, 30_000);
-      else if (i % 5 === 2) {
+      else if ((call = 'getAuditMessagesForAgent') && i % 5 === 2) {
         store.getAuditMessagesForAgent(me, { max_messages: 20 });
         out.reads += 1;
-      } else if (i % 20 === 13) {
+      } else if ((call = 'compareAndSetRole') && i % 20 === 13) {
         const role = store.getRole(WIRE);
         const r = store.compareAndSetRole({
           role_key_wire: WIRE,
@@ -201,13 +202,14 @@ async function hubChild(o) {
         if (r.ok) out.cas.ok += 1;
         else out.cas.stale += 1;
       } else {
+        call = 'auditLog';
         const m = store.auditLog({ type: 'event', from: me, to: `agent-${i % 4}`, topic: 't1', payload: { i } });
         ids.push(m.id);
         out.acks += 1;
       }
     } catch (error) {
       out.errors += 1;
-      out.firstError ??= `${error.code ?? error.name}: ${error.message}`;
+      out.firstError ??= `${call}: ${error.code ?? error.name}: ${error.message}`;
     }
   }
   store.close();

@@ -19,9 +19,12 @@ use crate::sqlite::floor;
 use crate::sqlite::step_frames::StepFrame;
 
 pub mod functions;
+mod restart_gate;
 pub mod vtab;
 mod wal_hook;
 
+pub use restart_gate::{gated, install_restart_gate, RestartGate};
+use restart_gate::{is_begin, may_write, through_gate};
 use wal_hook::{
     announced_checkpoint, names_autocheckpoint_pragma, pragma_naming, tell_journal_size_limit, with_sqlite_wal_hook,
 };
@@ -203,6 +206,8 @@ pub struct RawStmt {
     /// A PRAGMA naming wal_checkpoint: its steps are announced to the [`WalHook`]'s
     /// listener, which keeps its own checkpoints out of the way meanwhile.
     checkpoint_pragma: bool,
+    /// A `BEGIN`: it may take the write lock, so it passes the restart gate.
+    begins: bool,
 }
 
 /// The outcome of preparing the first statement of `sql`.
@@ -259,6 +264,7 @@ impl RawStmt {
                 handle,
                 autocheckpoint_pragma: names_autocheckpoint_pragma(text),
                 checkpoint_pragma: pragma_naming(text, "wal_checkpoint"),
+                begins: is_begin(text),
             })
         };
         Ok(Prepared { stmt, tail })
@@ -285,7 +291,11 @@ impl RawStmt {
             return announced_checkpoint(db, || unsafe { ffi::sqlite3_step(self.handle) });
         }
         // SAFETY: as above.
-        unsafe { ffi::sqlite3_step(self.handle) }
+        let db = unsafe { ffi::sqlite3_db_handle(self.handle) };
+        // SAFETY: as above.
+        through_gate(db, may_write(self.handle, self.begins), || unsafe {
+            ffi::sqlite3_step(self.handle)
+        })
     }
 
     /// The statement's SQL text as prepared.

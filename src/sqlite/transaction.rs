@@ -139,7 +139,13 @@ fn undo(conn: &Connection, level: Level) -> SResult<()> {
 /// Transaction-control statements stay prepared: parsing them costs more than running.
 fn control(conn: &Connection, sql: &str) -> SResult<()> {
     super::floor::on_control(sql);
-    conn.prepare_cached(sql)?.raw_execute()?;
+    let mut stmt = conn.prepare_cached(sql)?;
+    if sql.starts_with("BEGIN") {
+        // It may take the write lock: not while the checkpointer restarts the WAL.
+        super::raw::gated(conn, || stmt.raw_execute())?;
+    } else {
+        stmt.raw_execute()?;
+    }
     Ok(())
 }
 

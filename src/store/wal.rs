@@ -66,7 +66,7 @@ pub struct CheckpointStatus {
     pub wal_peak_bytes: f64,
     pub wal_frames: f64,
     pub backfilled_frames: f64,
-    /// The WAL size from which the thread restarts the WAL, and the documented bound.
+    /// The WAL size from which the thread restarts the WAL (now), and the documented bound.
     pub restart_at_bytes: f64,
     pub bound_bytes: f64,
 }
@@ -92,7 +92,11 @@ pub fn checkpoint_status(env: Env, db: u32) -> Result<Option<CheckpointStatus>> 
             wal_peak_bytes: s.wal_peak as f64,
             wal_frames: s.wal_frames as f64,
             backfilled_frames: s.backfilled as f64,
-            restart_at_bytes: checkpointer::RESTART_AT as f64,
+            restart_at_bytes: if s.restart_at > 0 {
+                s.restart_at
+            } else {
+                checkpointer::RESTART_AT
+            } as f64,
             bound_bytes: checkpointer::BOUND as f64,
         }))
     })

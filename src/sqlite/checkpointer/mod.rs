@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
-use super::raw::{self, WalHook, WalListener};
+use super::raw::{self, RestartGate, WalHook, WalListener};
 use crate::error::{SResult, StoreError};
 use worker::Worker;
 
@@ -52,6 +52,10 @@ pub const RESTART_AT: i64 = 16 * 1024 * 1024;
 /// The documented bound: with readers whose snapshots last less than the longest wait,
 /// the WAL is restarted well before it reaches this.
 pub const BOUND: i64 = 64 * 1024 * 1024;
+/// The WAL size (bytes of frames) past which the store's writes wait at the restart gate
+/// for the thread's next restart, when the store writes faster than the thread copies
+/// (never while other processes' readers are seen: a restart may then wait for them).
+pub const FULL_AT: i64 = BOUND / 2;
 /// How long a restart waits for readers (writers wait meanwhile), by how full the WAL is:
 /// under 1/4 of [`BOUND`], under 1/2, under 3/4, and beyond.
 pub const WAITS: [Duration; 4] = [
@@ -76,6 +80,8 @@ const CATCH_UP_TAIL: i64 = 500;
 const FAILURE_RETRY: Duration = Duration::from_millis(500);
 /// The thread's connections' busy_timeout outside a RESTART checkpoint.
 const SIDE_BUSY: Duration = Duration::from_millis(50);
+/// How often the checkpoint connection looks again while it waits for a lock.
+const BUSY_POLL: Duration = Duration::from_millis(1);
 /// How long an explicit checkpoint waits for the thread to finish its round.
 const PAUSE_WAIT: Duration = Duration::from_secs(5);
 /// How long the thread sleeps when nothing wakes it.
@@ -103,6 +109,8 @@ pub struct Status {
     /// The WAL's frames and how many of them were copied back, at the last checkpoint.
     pub wal_frames: i64,
     pub backfilled: i64,
+    /// The WAL size from which the thread restarts it now (0 before the first round).
+    pub restart_at: i64,
     /// The thread runs (false once stopped, or if it could not start).
     pub running: bool,
 }
@@ -137,6 +145,10 @@ struct Shared {
     pinned: AtomicBool,
     /// A wake-up was sent and not yet taken (one notify per round, not per commit).
     signaled: AtomicBool,
+    /// The WAL's frames from which a commit makes the next write wait for a restart
+    /// ([`FULL_AT`]; 0: never), and the gate they wait at.
+    full_frames: AtomicI64,
+    gate: Arc<RestartGate>,
     status: Mutex<Status>,
 }
 
@@ -158,7 +170,12 @@ impl WalListener for Shared {
         self.commits.fetch_add(1, Ordering::Relaxed);
         self.frames.store(i64::from(frames), Ordering::Relaxed);
         let due = i64::from(frames) >= self.wake_at.load(Ordering::Relaxed) + i64::from(threshold);
-        if due || self.pinned.load(Ordering::Relaxed) {
+        let full_at = self.full_frames.load(Ordering::Relaxed);
+        let full = full_at > 0 && i64::from(frames) >= full_at;
+        if full {
+            self.gate.set_full();
+        }
+        if due || full || self.pinned.load(Ordering::Relaxed) {
             self.notify();
         }
     }
@@ -204,7 +221,9 @@ impl Checkpointer {
         let threshold: i32 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
         let journal_limit = raw::journal_size_limit(conn).unwrap_or(-1);
         let threshold = Arc::new(AtomicI32::new(threshold));
-        let worker = Worker::open(path)?;
+        let gate = Arc::new(RestartGate::default());
+        let worker = Worker::open(path, gate.clone())?;
+        raw::install_restart_gate(conn, gate.clone())?;
         let shared = Arc::new(Shared {
             wake: Mutex::default(),
             cv: Condvar::new(),
@@ -215,16 +234,22 @@ impl Checkpointer {
             journal_limit: AtomicI64::new(journal_limit),
             pinned: AtomicBool::new(false),
             signaled: AtomicBool::new(false),
+            full_frames: AtomicI64::new(0),
+            gate,
             status: Mutex::new(Status {
                 running: true,
                 ..Status::default()
             }),
         });
         let for_thread = shared.clone();
+        let (started, gate_closed) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("triflux-checkpoint".into())
-            .spawn(move || worker.run(&for_thread))
+            .spawn(move || worker.run(&for_thread, started))
             .map_err(|e| StoreError::error(format!("could not start the checkpoint thread: {e}")))?;
+        // The thread's first step closes the gate (see `Worker::run`): the store's first
+        // write comes after it.
+        let _ = gate_closed.recv();
         let hook = WalHook::install(conn, threshold, shared.clone());
         Ok(Checkpointer {
             shared,

@@ -1,17 +1,19 @@
 //! The checkpoint thread: its connections, its rounds, restarts and pins (see the
 //! parent module for the design).
 
+use std::cell::Cell;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    Shared, BOUND, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, IDLE, READERS_SEEN, REPORT_EVERY,
-    RESTART_AT, RETRY, SIDE_BUSY, TICK, WAITS,
+    Shared, BOUND, BUSY_POLL, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, FULL_AT, IDLE, READERS_SEEN,
+    REPORT_EVERY, RESTART_AT, RETRY, SIDE_BUSY, TICK, WAITS,
 };
 use crate::error::{SResult, StoreError};
-use crate::sqlite::raw;
+use crate::sqlite::raw::{self, RestartGate};
 
 /// The thread's side: its connections and where it is.
 pub(super) struct Worker {
@@ -23,13 +25,25 @@ pub(super) struct Worker {
     /// Two pin connections, so that a new pin is taken before the old one is let go.
     pins: [Connection; 2],
     pinned: Option<usize>,
+    /// Closed while this thread restarts the WAL: the store's connection begins no write
+    /// meanwhile (see `raw::RestartGate`).
+    gate: Arc<RestartGate>,
     frame_bytes: i64,
     /// The `journal_size_limit` the writer connection has.
     journal_limit: i64,
     /// The wait of the last restart that readers kept from completing.
     last_wait: Duration,
+    /// The wait of the last RESTART checkpoint that readers outlasted (zero after one
+    /// that completed).
+    outlasted: Duration,
     /// Until then, restarts wait for other processes' readers (see `restart_after_readers`).
     readers_until: Option<Instant>,
+    /// Until then, other processes are seen writing to the file (frames the store did
+    /// not write): restarts do not close the gate (see `restart`).
+    writers_until: Option<Instant>,
+    /// The WAL's frames after the writer connection's last commit (with the store's last
+    /// commit's, every frame this process wrote).
+    writer_frames: i64,
     commits_seen: u64,
     last_commit: Instant,
     /// The WAL was restarted (or found empty) since the last commit: nothing to do idle.
@@ -48,9 +62,38 @@ fn open_side(path: &str) -> SResult<Connection> {
     Ok(conn)
 }
 
+thread_local! {
+    /// The checkpoint connection's busy handler: how long it waits in all (a checkpoint's
+    /// waits for the write lock and for readers add up), and since when.
+    static BUSY_LIMIT: Cell<Duration> = const { Cell::new(SIDE_BUSY) };
+    static BUSY_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Polls every [`BUSY_POLL`] within [`BUSY_LIMIT`], so that a restart waiting for
+/// readers (the writes wait with it) ends as soon as they let go, rather than at the
+/// next of SQLite's default busy handler's growing sleeps (up to 100 ms apart).
+fn on_busy(_count: i32) -> bool {
+    let now = Instant::now();
+    let since = BUSY_SINCE.with(|s| {
+        let since = s.get().unwrap_or(now);
+        s.set(Some(since));
+        since
+    });
+    let waited = now - since;
+    let limit = BUSY_LIMIT.with(Cell::get);
+    if waited >= limit {
+        return false;
+    }
+    std::thread::sleep(BUSY_POLL.min(limit - waited));
+    true
+}
+
 impl Worker {
-    pub(super) fn open(path: &str) -> SResult<Worker> {
-        let conn = open_side(path)?;
+    pub(super) fn open(path: &str, gate: Arc<RestartGate>) -> SResult<Worker> {
+        let mut conn = open_side(path)?;
+        // On this thread only: the connection is opened here but used on the thread,
+        // where the thread-local limit lives.
+        conn.busy_handler(Some(on_busy))?;
         let writer = open_side(path)?;
         // The restart write commits like the store does (its only sync is the header's);
         // the limit it truncates the WAL to follows the store connection's.
@@ -62,10 +105,14 @@ impl Worker {
             writer,
             pins: [open_side(path)?, open_side(path)?],
             pinned: None,
+            gate,
             frame_bytes: page + FRAME_HEADER,
             journal_limit: -1,
             last_wait: Duration::ZERO,
+            outlasted: Duration::ZERO,
             readers_until: None,
+            writers_until: None,
+            writer_frames: 0,
             commits_seen: 0,
             last_commit: Instant::now(),
             idle_done: false,
@@ -74,7 +121,15 @@ impl Worker {
         })
     }
 
-    pub(super) fn run(mut self, shared: &Shared) {
+    /// The thread's life; `started` is told once the gate is closed for [`Self::prime`].
+    pub(super) fn run(mut self, shared: &Shared, started: std::sync::mpsc::Sender<()>) {
+        {
+            let gate = self.gate.clone();
+            let _closed = gate.close();
+            let _ = started.send(());
+            self.prime();
+            self.set_full_frames(shared);
+        }
         loop {
             {
                 let mut wake = shared.wake.lock().unwrap_or_else(|e| e.into_inner());
@@ -113,6 +168,22 @@ impl Worker {
     }
 
     fn round(&mut self, shared: &Shared) {
+        self.checkpoint_if_due(shared);
+        // Whatever the round did, writes that waited for it go on (the next commit past
+        // the size makes the next write wait again).
+        self.set_full_frames(shared);
+        self.gate.release_full();
+    }
+
+    /// Where commits make writes wait ([`FULL_AT`]): not while automatic checkpoints are
+    /// off, nor while other processes' readers are seen.
+    fn set_full_frames(&self, shared: &Shared) {
+        let off = self.readers_seen() || shared.threshold.load(Ordering::Relaxed) <= 0;
+        let frames = if off { 0 } else { FULL_AT / self.frame_bytes };
+        shared.full_frames.store(frames, Ordering::Relaxed);
+    }
+
+    fn checkpoint_if_due(&mut self, shared: &Shared) {
         let threshold = i64::from(shared.threshold.load(Ordering::Relaxed));
         if threshold <= 0 {
             // wal_autocheckpoint is off: no automatic checkpoint at all, as in SQLite.
@@ -152,7 +223,13 @@ impl Worker {
     /// One round: pin, PASSIVE checkpoint, and a restart when due.
     fn checkpoint_round(&mut self, shared: &Shared, idle: bool) -> SResult<()> {
         let restart_at = self.restart_at(shared);
+        shared.status().restart_at = restart_at;
         let (mut log, mut done) = self.passive(shared)?;
+        if log > shared.frames.load(Ordering::Relaxed).max(self.writer_frames) {
+            // Frames the store did not write: other processes write to the file too.
+            let until = Some(Instant::now() + READERS_SEEN);
+            (self.writers_until, self.readers_until) = (until, until);
+        }
         let mut wal = log;
         if log * self.frame_bytes >= restart_at {
             // Writers wait while a RESTART checkpoint runs: first copy what the store
@@ -202,11 +279,26 @@ impl Worker {
             self.journal_limit = limit;
         }
         let floor = i64::from(shared.threshold.load(Ordering::Relaxed).max(1)) * self.frame_bytes;
-        if limit < 0 {
+        let at = if limit < 0 {
             RESTART_AT
         } else {
             limit.clamp(floor.min(RESTART_AT), RESTART_AT)
+        };
+        // With other processes' readers each restart stops the writes for about one of
+        // their snapshots: fewer, larger restarts (the wait stays the same below BOUND / 2).
+        if self.readers_seen() && !self.writers_seen() {
+            at / 2 * 3
+        } else {
+            at
         }
+    }
+
+    fn readers_seen(&self) -> bool {
+        self.readers_until.is_some_and(|t| Instant::now() < t)
+    }
+
+    fn writers_seen(&self) -> bool {
+        self.writers_until.is_some_and(|t| Instant::now() < t)
     }
 
     /// Syncs the database file and the WAL before a restart: the checkpoint that writers
@@ -231,6 +323,7 @@ impl Worker {
 
     /// `PRAGMA wal_checkpoint(mode)`: (busy, frames in the WAL, frames copied back).
     fn checkpoint(&self, mode: &str) -> SResult<(i64, i64, i64)> {
+        BUSY_SINCE.with(|s| s.set(None));
         Ok(self
             .conn
             .query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
@@ -252,16 +345,33 @@ impl Worker {
     /// first commit then starts the WAL anew, with its header synced here. Returns the
     /// WAL's frames afterwards.
     fn restart(&mut self, shared: &Shared) -> SResult<i64> {
-        if self.readers_until.is_some_and(|t| Instant::now() < t) {
+        // The store's writes wait for the restart in any case (for the write lock); at the
+        // gate they go on the moment it ends, rather than at their busy handler's next try.
+        // The gate is closed before any lock is taken (a write in it may be waiting for
+        // the write lock). With other processes writing too, any of them may restart the
+        // WAL between this thread's checkpoint and its frame: holding the store's writes
+        // back would then only cost them, and starve them of the write lock.
+        let gate = self.gate.clone();
+        let closed = (!self.writers_seen()).then(|| gate.close());
+        if self.readers_seen() {
             return self.restart_after_readers(shared);
         }
         self.last_wait = Duration::ZERO;
-        self.writer.execute_batch("BEGIN IMMEDIATE")?;
+        if let Err(e) = self.writer.execute_batch("BEGIN IMMEDIATE") {
+            let e = StoreError::from(e);
+            if busy(&e) {
+                // Another connection held the write lock all along (another process,
+                // as a rule): the next tries are the RESTART checkpoint's.
+                self.readers_until = Some(Instant::now() + READERS_SEEN);
+            }
+            return Err(e);
+        }
         let result = self.restart_holding_lock(shared);
         if !self.writer.is_autocommit() {
             let _ = self.writer.execute_batch("ROLLBACK");
         }
         self.unpin(shared);
+        drop(closed);
         result
     }
 
@@ -282,6 +392,9 @@ impl Worker {
                     break;
                 }
                 if Instant::now() >= deadline {
+                    // Other processes' readers hold the frames: the next tries wait for
+                    // them with a RESTART checkpoint.
+                    self.readers_until = Some(Instant::now() + READERS_SEEN);
                     return Ok(self.restart_busy(shared, log));
                 }
                 std::thread::sleep(Duration::from_millis(1));
@@ -303,6 +416,7 @@ impl Worker {
         conn.execute_batch(&format!("PRAGMA user_version = {version}"))?;
         conn.execute_batch("COMMIT")?;
         let (_, log, _) = self.checkpoint("NOOP")?;
+        self.writer_frames = log;
         if log <= 1 {
             shared.status().restarts += 1;
             self.retry_at = None;
@@ -317,41 +431,77 @@ impl Worker {
 
     /// The restart when other processes read the file: a RESTART checkpoint takes the
     /// write lock, copies the rest of the WAL and waits (up to [`wait_for`]) until no
-    /// reader uses the WAL; the writer connection then commits at once, before the
-    /// store's writes (held by the checkpoint, asleep in their busy handler) retry.
+    /// reader uses the WAL; the writer connection then commits its first frame. The
+    /// checkpoint lets go of the write lock when it returns: the restart gate (closed by
+    /// [`Self::restart`] until that frame is committed) keeps the store's connection from
+    /// writing (and restarting the WAL itself) in between. The pins go first: the RESTART
+    /// checkpoint waits for them as for any reader, and so do other processes' (their
+    /// threads let go of their pins when they try a restart, or are idle).
     fn restart_after_readers(&mut self, shared: &Shared) -> SResult<i64> {
         self.unpin(shared);
         let (_, log, _) = self.checkpoint("NOOP")?;
-        self.last_wait = wait_for(log * self.frame_bytes);
-        self.conn.busy_timeout(self.last_wait)?;
-        let result = self.checkpoint("RESTART");
-        self.conn.busy_timeout(SIDE_BUSY)?;
+        // After a try that readers outlasted, the next one waits twice as long (within
+        // WAITS): a try that gives up stopped the writes for nothing. Not with other
+        // processes writing, whose stores wait for the write lock meanwhile.
+        let longer = if self.writers_seen() {
+            Duration::ZERO
+        } else {
+            self.outlasted * 2
+        };
+        self.last_wait = wait_for(log * self.frame_bytes).max(longer).min(WAITS[3]);
+        let result = if self.writers_seen() {
+            // Other processes' stores wait for the write lock in SQLite's busy handler:
+            // this one does too, rather than win every race for it.
+            self.conn.busy_timeout(self.last_wait)?;
+            let result = self.checkpoint("RESTART");
+            self.conn.busy_handler(Some(on_busy))?;
+            result
+        } else {
+            BUSY_LIMIT.with(|l| l.set(self.last_wait));
+            let result = self.checkpoint("RESTART");
+            BUSY_LIMIT.with(|l| l.set(SIDE_BUSY));
+            result
+        };
         let (busy, log, done) = result?;
         self.record(shared, log, done);
-        if busy != 0 || log != done {
-            return Ok(self.restart_busy(shared, log));
+        if log > 0 && log == done && (busy == 0 || !self.writers_seen()) {
+            // Copied to its end: the writer's frame restarts the WAL, or (a reader still
+            // holds it) appends, so that the store's next commit appends too.
+            let written = self.write_first_frame();
+            if written.is_err() && !self.writer.is_autocommit() {
+                let _ = self.writer.execute_batch("ROLLBACK");
+            }
+            written?;
         }
-        let written = self.write_first_frame();
-        if written.is_err() && !self.writer.is_autocommit() {
-            let _ = self.writer.execute_batch("ROLLBACK");
-        }
-        written?;
         let (_, log, _) = self.checkpoint("NOOP")?;
-        if log > 1 {
+        if busy != 0 || log > 1 {
+            self.outlasted = self.last_wait;
             return Ok(self.restart_busy(shared, log));
         }
+        self.outlasted = Duration::ZERO;
         shared.status().restarts += 1;
         self.retry_at = None;
         Ok(log)
     }
 
+    /// At the start: a WAL that is empty or copied to its end (a file just opened) gets
+    /// its first frame from this thread, so that the store's first commit appends rather
+    /// than write and sync the WAL's header. A failure is left to the rounds.
+    fn prime(&mut self) {
+        let copied = matches!(self.checkpoint("NOOP"), Ok((_, log, done)) if log == done);
+        if copied && self.write_first_frame().is_err() && !self.writer.is_autocommit() {
+            let _ = self.writer.execute_batch("ROLLBACK");
+        }
+    }
+
     /// One page in its own transaction (page 1, unchanged): a restarted WAL's first frame.
-    fn write_first_frame(&self) -> SResult<()> {
+    fn write_first_frame(&mut self) -> SResult<()> {
         let conn = &self.writer;
         conn.execute_batch("BEGIN IMMEDIATE")?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         conn.execute_batch(&format!("PRAGMA user_version = {version}"))?;
         conn.execute_batch("COMMIT")?;
+        self.writer_frames = self.checkpoint("NOOP")?.1;
         Ok(())
     }
 
