@@ -7,6 +7,7 @@
 //! protocol with the JS layer (`protocol`), what user callbacks share (`callbacks`), and
 //! every raw Node-API call (`napi`).
 
+pub mod batch;
 pub mod bind;
 pub mod callbacks;
 pub mod cells;

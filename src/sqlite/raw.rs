@@ -203,6 +203,9 @@ pub struct RawStmt {
     /// A PRAGMA naming wal_checkpoint: its steps are announced to the [`WalHook`]'s
     /// listener, which keeps its own checkpoints out of the way meanwhile.
     checkpoint_pragma: bool,
+    /// The last step failed only in delivering queued callback calls (its error is
+    /// pending in JS): the next reset reports the failure too, as SQLite's would.
+    delivery_failed: bool,
 }
 
 /// The outcome of preparing the first statement of `sql`.
@@ -259,6 +262,7 @@ impl RawStmt {
                 handle,
                 autocheckpoint_pragma: names_autocheckpoint_pragma(text),
                 checkpoint_pragma: pragma_naming(text, "wal_checkpoint"),
+                delivery_failed: false,
             })
         };
         Ok(Prepared { stmt, tail })
@@ -270,7 +274,20 @@ impl RawStmt {
         let fresh = unsafe { ffi::sqlite3_stmt_busy(self.handle) } == 0;
         floor::on_step(self.handle as usize, fresh, || self.sql().into_owned());
         // The callbacks this step runs share one frame (and its handle scope).
-        let _frame = StepFrame::enter();
+        let frame = StepFrame::enter(self.readonly());
+        let status = self.step_in_frame();
+        if frame.finish() {
+            return status;
+        }
+        // A queued call failed: the step fails as if it had failed in place, and the
+        // statement is reset as after any failed step (a ROW it produced is dropped).
+        self.delivery_failed = true;
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_reset(self.handle) };
+        ffi::SQLITE_ERROR
+    }
+
+    fn step_in_frame(&mut self) -> c_int {
         if self.autocheckpoint_pragma {
             // A step may prepare the statement again (after a schema change).
             // SAFETY: as above.
@@ -324,7 +341,11 @@ impl RawStmt {
     /// `sqlite3_reset`: the error of the last step, if any.
     pub fn reset(&mut self) -> c_int {
         // SAFETY: as above.
-        unsafe { ffi::sqlite3_reset(self.handle) }
+        let status = unsafe { ffi::sqlite3_reset(self.handle) };
+        if std::mem::take(&mut self.delivery_failed) {
+            return ffi::SQLITE_ERROR;
+        }
+        status
     }
 
     pub fn clear_bindings(&mut self) {

@@ -125,6 +125,20 @@ impl ResultSlots {
         }
     }
 
+    /// Writes `first` and `second` to the two halves of slot `index`, for JS to read at
+    /// elements `2 * index` and `2 * index + 1` of an Int32Array; false as for [`Self::put`].
+    #[inline]
+    pub fn put_i32_pair(&self, index: usize, first: i32, second: i32) -> bool {
+        match self.memory {
+            Some(memory) if index < self.len => {
+                // SAFETY: as in `set`; the two halves of an owned, aligned 8-byte slot.
+                unsafe { memory.as_ptr().add(index).cast::<[i32; 2]>().write([first, second]) };
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn put_bits(&self, index: usize, bits: u64) -> bool {
         match self.memory {
             Some(memory) if index < self.len => {
