@@ -30,6 +30,12 @@ const nested = (state, x) => other(state)
   .pluck()
   .get(num(x));
 
+// From Node 22 on, better-sqlite3 loses the statement's error when, after a callback threw,
+// the `result` of another group in progress runs as SQLite ends the statement (the call
+// then returns undefined). This package keeps the error (docs/differential.md), so there
+// the callbacks do not throw.
+const THROWS = Number(process.versions.node.split('.')[0]) < 22;
+
 registerOp('batchSetup', (state, step) => {
   state.calls = [];
   const db = state.db;
@@ -37,7 +43,7 @@ registerOp('batchSetup', (state, step) => {
   const opts = (o) => ({ ...o, ...(step.safe === null ? {} : { safeIntegers: step.safe }) });
   let thrown = 0;
   const maybeThrow = (where, x) => {
-    if (step.throwIn === where && ++thrown === step.throwAt) {
+    if (THROWS && step.throwIn === where && ++thrown === step.throwAt) {
       const error = new Error(`thrown at call ${thrown} of ${where} (${describe(x)})`);
       state.thrown = { value: error };
       throw error;
@@ -75,7 +81,14 @@ registerOp('batchSetup', (state, step) => {
   }));
   db.aggregate('a_busy', opts({
     start: 0,
-    step: (a, x) => { log('a_busy'); return a + db.prepare('SELECT 1 AS one').get().one; },
+    step: (a, x) => {
+      try {
+        return a + db.prepare('SELECT 1 AS one').get().one;
+      } catch (error) {
+        log(`a_busy ${error.constructor.name}: ${error.message}`);
+        return a + 0.5;
+      }
+    },
   }));
   db.function('rec', opts({ varargs: true }), (...xs) => { log(`rec(${describeArgs(xs)})`); return xs[0]; });
   db.function('rec_nest', opts({}), (x) => { log(`rec_nest(${describe(x)})`); return nested(state, x); });

@@ -122,7 +122,9 @@ function deliver(r0, r1, r2, r3) {
       at += 2 + (word >>> 16);
     }
   } catch (error) {
-    // The groups the calls left undone would have begun never existed.
+    // Which call threw, for the native side; the groups the calls left undone would have
+    // begun never existed.
+    i32[2 * QUEUE_LEN] = k;
     for (k++, at += 2 + (i32[2 * at + 2] >>> 16); k < n; k++) {
       const which = i32[2 * at];
       const word = i32[2 * at + 2];

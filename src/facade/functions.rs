@@ -12,7 +12,7 @@ use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
 use crate::error::{SResult, StoreError};
-use crate::js::batch::{self, Kind, Runner};
+use crate::js::batch::{self, Kind, Runner, WithValue};
 use crate::js::callbacks::{
     aggregate_flags, call_framed, frame_result, report, with_failure_set_aside, FrameCall, Framed, Registered,
 };
@@ -300,11 +300,14 @@ impl JsAggregate {
             return Ok(());
         }
         // Queued calls run first, and this one with them when it fits.
-        let delivered = batch::deliver_with_value(js, self.db, &self.runner, id, flags);
-        // A failure of Rust's own (not a JS throw) is no queued throw: it is this call's.
-        let delivered = match delivered {
+        let delivered = match batch::deliver_with_value(js, self.db, &self.runner, id, flags) {
+            Ok(WithValue::Value(value)) => Ok(Some(value)),
+            Ok(WithValue::NotQueued) => Ok(None),
+            // This call's own throw (after every queued call ran).
+            Ok(WithValue::Failed(error)) => return Err(Failed::Own(error)),
+            // A failure of Rust's own (not a JS throw) is no queued throw: it is this call's.
             Err(error) if !matches!(error, StoreError::Pending) => return Err(Failed::Own(error)),
-            other => other,
+            Err(error) => Err(error),
         };
         let cleanup = flags & aggregate_flags::FINAL != 0;
         let value = match delivered {

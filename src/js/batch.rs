@@ -16,7 +16,7 @@ use std::rc::Rc;
 use rusqlite::types::ValueRef;
 use smallvec::SmallVec;
 
-use crate::error::SResult;
+use crate::error::{SResult, StoreError};
 use crate::js::callbacks::{report, Framed};
 use crate::js::napi::{JsRef, Napi};
 use crate::js::slots;
@@ -168,17 +168,40 @@ pub fn deliver(js: Napi) -> SResult<()> {
     Ok(())
 }
 
-/// Queues the value call of `runner` and delivers the queue with it: None when nothing
-/// was queued or it does not fit (the queue is delivered then: make the call after this).
-pub fn deliver_with_value(js: Napi, db: u32, runner: &Rc<Runner>, state: u32, flags: u32) -> SResult<Option<Framed>> {
+/// What delivering the queue with a value call gave.
+pub enum WithValue {
+    /// Nothing was queued, or the call did not fit (the queue is delivered then): make
+    /// the call after this.
+    NotQueued,
+    /// The value call's result.
+    Value(Framed),
+    /// The value call itself threw (every queued call before it ran).
+    Failed(StoreError),
+}
+
+/// Queues the value call of `runner` and delivers the queue with it; an error when a
+/// queued call before it threw (the value call was dropped).
+pub fn deliver_with_value(js: Napi, db: u32, runner: &Rc<Runner>, state: u32, flags: u32) -> SResult<WithValue> {
     if !QUEUED.with(|q| q.get()) {
-        return Ok(None);
+        return Ok(WithValue::NotQueued);
     }
     if !has_room(runner, 0) || !try_queue(js, db, runner, Kind::Value, state, flags, &[], false)? {
         deliver(js)?;
-        return Ok(None);
+        return Ok(WithValue::NotQueued);
     }
-    run_queue(js)
+    let calls = QUEUE.with(|queue| queue.borrow().calls);
+    match run_queue(js) {
+        Ok(Some(value)) => Ok(WithValue::Value(value)),
+        Ok(None) => Ok(WithValue::NotQueued),
+        // `deliver` leaves the index of the call that threw in QUEUE_LEN.
+        Err(error) if failed_at() == calls - 1 => Ok(WithValue::Failed(error)),
+        Err(error) => Err(error),
+    }
+}
+
+/// Which queued call threw in the last delivery (-1 when unknown).
+fn failed_at() -> i32 {
+    slots::with_shared(|frame| frame.map_or(-1, |frame| frame.get_i32(slots::QUEUE_LEN)))
 }
 
 /// The step's last delivery (`step_frames::StepFrame::finish`).

@@ -81,6 +81,16 @@ impl ResultSlots {
         }
     }
 
+    /// The first four bytes of slot `index` as JS's Int32Array wrote them (element
+    /// `2 * index`); 0 as for [`Self::get`].
+    pub fn get_i32(&self, index: usize) -> i32 {
+        match self.memory {
+            // SAFETY: as in `get`; four bytes at the start of an owned, aligned slot.
+            Some(memory) if index < self.len => unsafe { memory.as_ptr().add(index).cast::<i32>().read() },
+            _ => 0,
+        }
+    }
+
     /// Writes slot `index`.
     #[inline]
     pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
