@@ -25,7 +25,7 @@ test('2,000 generated cases: the same results and errors as better-sqlite3', { s
 });
 
 test('1,500 generated callback and BigInt cases: the same results, errors and thrown values', { skip: referenceSkip }, () => {
-  const kinds = ['function', 'aggregate', 'table', 'safe-integers', 'from-buffer', 'unsafe', 'verbose'];
+  const kinds = ['function', 'aggregate', 'batched', 'table', 'safe-integers', 'from-buffer', 'unsafe', 'verbose'];
   const { cases, differences } = compareCases(BetterSqlite3, Database, { seed: SEED, count: 1500, kinds, max: 3 });
   assert.equal(cases, 1500);
   assert.deepEqual(differences.map((d) => formatDifference(SEED, d)), []);

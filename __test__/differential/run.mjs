@@ -15,6 +15,7 @@ import { inspect } from 'node:util';
 import { execute } from './execute.mjs';
 import { makeCase } from './kinds.mjs';
 import './callbacks.mjs';
+import './batched.mjs';
 
 const require = createRequire(import.meta.url);
 

@@ -11,6 +11,11 @@
 // An aggregate's running value stays here, in an array indexed by the group's number that
 // the native side passes in the frame with the call's flags; `start` is read (or called)
 // on the group's first callback, after the arguments are read.
+//
+// An aggregate's step and inverse calls may also come queued (src/js/batch.rs): the native
+// side writes them to the queue in the same slots and `deliver` runs them in order, each
+// through its registration's `run`, before any other callback runs; the last may be a
+// value call, whose result `deliver` gives as its own.
 
 const native = require('../native.cjs');
 
@@ -21,10 +26,22 @@ const CALL_RESULT = 41;
 const CALL_STATE = 42;
 const CALL_FLAGS = 43;
 const CALL_ARGS = 44;
+const QUEUE_LEN = 60;
+const QUEUE = 61;
+// Twins of src/js/batch.rs Kind and the arguments' types.
+const INVERSE = 1;
+const VALUE = 2;
+const DROP = 3;
+const INT32 = 1;
+const DOUBLE = 2;
+const INT64 = 3;
 // Twins of src/js/callbacks.rs aggregate_flags.
 const NEW = 1;
 const FINAL = 2;
 const RELEASE = 4;
+
+/** A group whose callback threw: SQLite's final call for it (as the statement stops) runs nothing. */
+const DROPPED = Object.freeze({});
 
 let views = null;
 
@@ -74,6 +91,50 @@ function decoders() {
     }
   };
   return { f, arg, done, int, publish };
+}
+
+/** Argument `i` of a queued call whose arguments start at slot `at`, by their `types`. */
+function queuedArg(at, types, i) {
+  const { f, i32, b } = views;
+  const t = (types >>> (2 * i)) & 3;
+  if (t === INT32) return i32[2 * (at + i)];
+  if (t === DOUBLE) return f[at + i];
+  return t === INT64 ? b[at + i] : null;
+}
+
+/**
+ * Runs the queued calls in order, `runners` being the registrations' `run` functions the
+ * queue's entries number; gives the result of the last call (a value call's, else
+ * undefined). A throw leaves the calls after it undone.
+ */
+function deliver(r0, r1, r2, r3) {
+  const { i32 } = views;
+  const n = i32[2 * QUEUE_LEN];
+  let at = QUEUE;
+  let r;
+  let k = 0;
+  try {
+    for (; k < n; k++) {
+      const which = i32[2 * at];
+      const word = i32[2 * at + 2];
+      const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
+      r = run((word >>> 8) & 0xff, word & 0xff, i32[2 * at + 1], at + 2, word >>> 16, i32[2 * at + 3]);
+      at += 2 + (word >>> 16);
+    }
+  } catch (error) {
+    // Which call threw, for the native side; the groups the calls left undone would have
+    // begun never existed.
+    i32[2 * QUEUE_LEN] = k;
+    for (k++, at += 2 + (i32[2 * at + 2] >>> 16); k < n; k++) {
+      const which = i32[2 * at];
+      const word = i32[2 * at + 2];
+      const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
+      if (word & NEW) run(DROP, 0, i32[2 * at + 1], 0, 0, 0);
+      at += 2 + (word >>> 16);
+    }
+    throw error;
+  }
+  return r;
 }
 
 /** The trampoline of `db.function()`'s `fn`, for `argc` arguments (-1: varargs). */
@@ -130,7 +191,7 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
             keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
-            if (!ok) states[id] = 0;
+            if (!ok) states[id] = DROPPED;
           }
         };
       case 1:
@@ -145,7 +206,7 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
             keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
-            if (!ok) states[id] = 0;
+            if (!ok) states[id] = DROPPED;
           }
         };
       case 2:
@@ -161,7 +222,7 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
             keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
-            if (!ok) states[id] = 0;
+            if (!ok) states[id] = DROPPED;
           }
         };
       default:
@@ -178,28 +239,68 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
             keep(id, next === undefined ? acc : next);
             ok = true;
           } finally {
-            if (!ok) states[id] = 0;
+            if (!ok) states[id] = DROPPED;
           }
         };
     }
   };
-  const value = () => {
-    const id = int(CALL_STATE);
-    const flags = int(CALL_FLAGS);
+  const valueOf = (id, flags) => {
     let ok = false;
     try {
       if (flags & RELEASE) return undefined;
       let acc;
       if (flags & NEW) states[id] = acc = first();
       else acc = states[id];
+      if (acc === DROPPED) {
+        ok = true;
+        return undefined;
+      }
       const r = result === null ? acc : result(acc);
       ok = true;
       return done(r);
     } finally {
-      if (!ok || flags & FINAL) states[id] = 0;
+      if (flags & FINAL) states[id] = 0;
+      else if (!ok) states[id] = DROPPED;
     }
   };
-  return [advance(step), inverse === null ? null : advance(inverse), value];
+  const value = () => valueOf(int(CALL_STATE), int(CALL_FLAGS));
+  // A queued call: `kind` step, inverse or value, its arguments from slot `at` on.
+  const run = (kind, flags, id, at, argc, types) => {
+    if (kind === VALUE) return valueOf(id, flags);
+    if (kind === DROP) {
+      states[id] = DROPPED;
+      return undefined;
+    }
+    const fn = kind === INVERSE ? inverse : step;
+    let ok = false;
+    try {
+      const acc = flags === NEW ? first() : states[id];
+      let next;
+      switch (argc) {
+        case 0:
+          next = fn(acc);
+          break;
+        case 1:
+          next = fn(acc, queuedArg(at, types, 0));
+          break;
+        case 2:
+          next = fn(acc, queuedArg(at, types, 0), queuedArg(at, types, 1));
+          break;
+        default: {
+          const xs = new Array(argc + 1);
+          xs[0] = acc;
+          for (let i = 0; i < argc; i++) xs[i + 1] = queuedArg(at, types, i);
+          next = Reflect.apply(fn, undefined, xs);
+        }
+      }
+      keep(id, next === undefined ? acc : next);
+      ok = true;
+    } finally {
+      if (!ok) states[id] = DROPPED;
+    }
+    return undefined;
+  };
+  return [advance(step), inverse === null ? null : advance(inverse), value, run];
 }
 
-module.exports = { scalarTrampoline, aggregateTrampolines };
+module.exports = { scalarTrampoline, aggregateTrampolines, deliver };

@@ -5,7 +5,7 @@
 // thread; a callback that throws makes that statement call throw the same value.
 
 const native = require('../native.cjs');
-const { aggregateTrampolines, scalarTrampoline } = require('./call-frame.cjs');
+const { aggregateTrampolines, deliver, scalarTrampoline } = require('./call-frame.cjs');
 const { defaultSafeIntegers } = require('../connection-state.cjs');
 
 const { hasOwnProperty } = Object.prototype;
@@ -94,9 +94,9 @@ function defineAggregate(db, n, name, options) {
     if (argCount > 0) argCount -= 1;
     checkArgCount(argCount);
   }
-  const [stepCall, inverseCall, valueCall] = aggregateTrampolines(start, step, inverse, result, argCount);
+  const [stepCall, inverseCall, valueCall, run] = aggregateTrampolines(start, step, inverse, result, argCount);
   native.facadeAggregate(
-    n.handle, stepCall, inverseCall, valueCall, result !== null, name, argCount,
+    n.handle, stepCall, inverseCall, valueCall, run, deliver, result !== null, name, argCount,
     resolveSafeIntegers(n, safeIntegers), deterministic, directOnly,
   );
 }

@@ -5,13 +5,17 @@
 //! the statement call then throws as it is.
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
 use crate::error::{SResult, StoreError};
-use crate::js::callbacks::{aggregate_flags, call_framed, frame_result, report, FrameCall, Registered};
+use crate::js::batch::{self, Kind, Runner, WithValue};
+use crate::js::callbacks::{
+    aggregate_flags, call_framed, frame_result, report, with_failure_set_aside, FrameCall, Framed, Registered,
+};
 use crate::js::napi::{CallValues, JsRef, Napi, ScopeCache};
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
@@ -52,6 +56,8 @@ struct JsFunction {
 impl JsFunction {
     fn run(&self, args: &[SqlValue], out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        // Queued aggregate calls run first: they came first.
+        batch::deliver(js)?;
         let (scope, _running) = js.callback_scope(self.db)?;
         let values = self.saved.get(js, &scope, &self.f)?;
         let call = FrameCall {
@@ -147,12 +153,27 @@ struct JsAggregate {
     saved_inverse: ScopeCache,
     value: JsRef,
     saved_value: ScopeCache,
+    /// `step`, `inverse` and `value` as the queue calls them (`js::batch`).
+    runner: Rc<Runner>,
     /// Whether the user gave `result`: without one, a running value that is a number
     /// (which the step trampolines leave in the call frame) is the result as it is.
     has_result: bool,
     ids: StateIds,
     name: String,
     safe_ints: bool,
+}
+
+/// Why an aggregate call failed: its own callback (or Rust's conversion of its result),
+/// or a queued call delivered before it (see [`JsAggregate::undelivered`]).
+enum Failed {
+    Own(StoreError),
+    Before(StoreError),
+}
+
+impl From<StoreError> for Failed {
+    fn from(error: StoreError) -> Self {
+        Failed::Own(error)
+    }
 }
 
 /// One group's running value, by its number; `id` None once a callback failed
@@ -193,21 +214,49 @@ impl JsAggregate {
         out.fail(b"");
     }
 
-    fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> SResult<()> {
+    /// A queued call delivered before this one threw: SQLite would have stopped before
+    /// making this call, so it fails without running, and a group it would have begun
+    /// never existed (SQLite's final call for it runs nothing).
+    fn undelivered(&self, group: &mut Option<Group>, error: StoreError, out: &mut ResultSink) {
+        if group.as_ref().is_some_and(|g| g.new) {
+            self.end(group, false);
+        }
+        report(self.js, error);
+        out.fail(b"");
+    }
+
+    fn run_step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool) -> std::result::Result<(), Failed> {
         let js = self.js;
-        let (scope, _running) = js.callback_scope(self.db)?;
         let Some((id, new)) = self.state(group) else {
             return Ok(());
         };
-        let values = match (inverse, &self.inverse) {
-            (true, Some(inverse)) => self.saved_inverse.get(js, &scope, inverse)?,
+        let flags = if new { aggregate_flags::NEW } else { 0 };
+        let kind = if inverse && self.inverse.is_some() {
+            Kind::Inverse
+        } else {
+            Kind::Step
+        };
+        if batch::try_queue(js, self.db, &self.runner, kind, id, flags, args, self.safe_ints).map_err(Failed::Before)? {
+            if let Some(group) = group {
+                group.new = false;
+                // Known again only from a value call (which delivers the queue with it).
+                group.number = None;
+            }
+            return Ok(());
+        }
+        let (scope, _running) = js.callback_scope(self.db)?;
+        let values = match kind {
+            Kind::Inverse => match &self.inverse {
+                Some(inverse) => self.saved_inverse.get(js, &scope, inverse)?,
+                None => self.saved_step.get(js, &scope, &self.step)?,
+            },
             _ => self.saved_step.get(js, &scope, &self.step)?,
         };
         let call = FrameCall {
             values: &values,
             args,
             safe_ints: self.safe_ints,
-            state: Some((id, if new { aggregate_flags::NEW } else { 0 })),
+            state: Some((id, flags)),
         };
         let stepped = call_framed(js, &call)?;
         if let Some(group) = group {
@@ -217,9 +266,13 @@ impl JsAggregate {
         Ok(())
     }
 
-    fn run_value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) -> SResult<()> {
+    fn run_value(
+        &self,
+        group: &mut Option<Group>,
+        is_final: bool,
+        out: &mut ResultSink,
+    ) -> std::result::Result<(), Failed> {
         let js = self.js;
-        let (scope, _running) = js.callback_scope(self.db)?;
         let Some((id, new)) = self.state(group) else {
             return Ok(());
         };
@@ -227,6 +280,7 @@ impl JsAggregate {
             return Ok(());
         };
         let mut flags = if new { aggregate_flags::NEW } else { 0 };
+        let was_window = state.is_window;
         if !is_final {
             state.is_window = true;
         } else if state.is_window {
@@ -245,6 +299,53 @@ impl JsAggregate {
             out.set(ValueRef::Real(n));
             return Ok(());
         }
+        // Queued calls run first, and this one with them when it fits.
+        let delivered = match batch::deliver_with_value(js, self.db, &self.runner, id, flags) {
+            Ok(WithValue::Value(value)) => Ok(Some(value)),
+            Ok(WithValue::NotQueued) => Ok(None),
+            // This call's own throw (after every queued call ran).
+            Ok(WithValue::Failed(error)) => return Err(Failed::Own(error)),
+            // A failure of Rust's own (not a JS throw) is no queued throw: it is this call's.
+            Err(error) if !matches!(error, StoreError::Pending) => return Err(Failed::Own(error)),
+            Err(error) => Err(error),
+        };
+        let cleanup = flags & aggregate_flags::FINAL != 0;
+        let value = match delivered {
+            Ok(Some(value)) => value,
+            Ok(None) if !cleanup => self.call_value(id, flags)?,
+            Err(error) if !cleanup || new || !matches!(error, StoreError::Pending) => {
+                state.is_window = was_window;
+                return Err(Failed::Before(error));
+            }
+            // A final call: SQLite also makes it for the groups in progress when a
+            // callback's throw (maybe one just delivered) stopped the statement.
+            other => {
+                let undelivered = other.is_err();
+                if let Err(error) = other {
+                    report(js, error);
+                }
+                with_failure_set_aside(js, || {
+                    let value = self.call_value(id, flags)?;
+                    frame_result(js, value, out, || self.prefix())
+                })?;
+                state.new = false;
+                if undelivered {
+                    // The statement stops with the queued call's throw.
+                    out.fail(b"");
+                }
+                return Ok(());
+            }
+        };
+        state.new = false;
+        if flags == aggregate_flags::RELEASE {
+            return Ok(());
+        }
+        Ok(frame_result(js, value, out, || self.prefix())?)
+    }
+
+    fn call_value(&self, id: u32, flags: u32) -> SResult<Framed> {
+        let js = self.js;
+        let (scope, _running) = js.callback_scope(self.db)?;
         let values = self.saved_value.get(js, &scope, &self.value)?;
         let call = FrameCall {
             values: &values,
@@ -252,12 +353,7 @@ impl JsAggregate {
             safe_ints: false,
             state: Some((id, flags)),
         };
-        let value = call_framed(js, &call)?;
-        state.new = false;
-        if flags == aggregate_flags::RELEASE {
-            return Ok(());
-        }
-        frame_result(js, value, out, || self.prefix())
+        call_framed(js, &call)
     }
 
     /// Ends the group: its number is free again; with `release`, the trampoline drops
@@ -289,14 +385,18 @@ impl AggregateFunction for JsAggregate {
     type State = Group;
 
     fn step(&self, group: &mut Option<Group>, args: &[SqlValue], inverse: bool, out: &mut ResultSink) {
-        if let Err(error) = self.run_step(group, args, inverse) {
-            self.fail(group, error, out);
+        match self.run_step(group, args, inverse) {
+            Ok(()) => {}
+            Err(Failed::Own(error)) => self.fail(group, error, out),
+            Err(Failed::Before(error)) => self.undelivered(group, error, out),
         }
     }
 
     fn value(&self, group: &mut Option<Group>, is_final: bool, out: &mut ResultSink) {
-        if let Err(error) = self.run_value(group, is_final, out) {
-            self.fail(group, error, out);
+        match self.run_value(group, is_final, out) {
+            Ok(()) => {}
+            Err(Failed::Own(error)) => self.fail(group, error, out),
+            Err(Failed::Before(error)) => self.undelivered(group, error, out),
         }
         if is_final {
             // The final call dropped the value (or failed, which drops it too).
@@ -306,7 +406,8 @@ impl AggregateFunction for JsAggregate {
 }
 
 /// `db.aggregate(name, options)`'s native half: the JS layer's trampolines (`inverse` a
-/// function or null), whether the user gave `result`, `argc` -1 for varargs; a window
+/// function or null; `run` the three as the queue calls them, `deliver` the thread's
+/// delivery of the queue), whether the user gave `result`, `argc` -1 for varargs; a window
 /// function when `inverse` is given.
 #[napi]
 #[allow(clippy::too_many_arguments)]
@@ -316,6 +417,8 @@ pub fn facade_aggregate(
     step: JsVal,
     inverse: JsVal,
     value: JsVal,
+    run: JsVal,
+    deliver: JsVal,
     has_result: bool,
     name: JsVal,
     argc: i32,
@@ -343,6 +446,10 @@ pub fn facade_aggregate(
             saved_inverse: ScopeCache::default(),
             value: js.keep(value.raw())?,
             saved_value: ScopeCache::default(),
+            runner: Rc::new(Runner {
+                deliver: js.keep(deliver.raw())?,
+                run: js.keep(run.raw())?,
+            }),
             has_result,
             ids: StateIds::default(),
             name,

@@ -9,6 +9,7 @@ use napi_derive::napi;
 use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
+use crate::js::batch;
 use crate::js::callbacks::{report, set_result, value_js, Registered};
 use crate::js::napi::{JsRef, Napi, Raw};
 use crate::js::value::JsVal;
@@ -29,6 +30,7 @@ struct JsModule {
 impl JsModule {
     fn make(&self, args: &[&[u8]]) -> SResult<TableDecl<JsTable>> {
         let js = self.js;
+        batch::deliver(js)?;
         let _scope = js.scope()?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
@@ -95,6 +97,7 @@ struct Cursor {
 impl JsTable {
     fn start(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> SResult<()> {
         let js = self.js;
+        batch::deliver(js)?;
         let (_scope, _running) = js.callback_scope(self.db)?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
@@ -118,6 +121,7 @@ impl JsTable {
 
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
+        batch::deliver(js)?;
         let (_scope, _running) = js.callback_scope(self.db)?;
         let Some(pull) = &cursor.pull else {
             cursor.done = true;
@@ -131,6 +135,7 @@ impl JsTable {
 
     fn value(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
+        batch::deliver(js)?;
         let (_scope, _running) = js.callback_scope(self.db)?;
         let row = cursor
             .row

@@ -21,6 +21,8 @@ use crate::sqlite::step_frames;
 thread_local! {
     /// How many callbacks are registered on this thread's connections.
     static REGISTERED: Cell<u32> = const { Cell::new(0) };
+    /// A callback failed since this was last found clear: its error may still be pending.
+    static FAILED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Whether a callback of connection `db`'s statement is running (`Napi::callback_scope`):
@@ -114,12 +116,34 @@ fn c_message(mut message: String) -> String {
 /// throws once SQLite stops: a JS exception already pending is kept (the callback's
 /// own throw), any other failure is thrown now.
 pub fn report(js: Napi, error: StoreError) {
+    FAILED.with(|failed| failed.set(true));
     let error = match error {
         StoreError::Pending if js.exception_pending().unwrap_or(true) => return,
         StoreError::Pending => StoreError::error("triflux-native-store: a Node-API call failed in a user callback"),
         other => other,
     };
     let _ = error.throw(js.env());
+}
+
+/// Runs `f` with a callback's failure still pending set aside, as better-sqlite3 runs an
+/// aggregate's final `result` while SQLite finishes the groups of a statement that a
+/// callback's throw stopped: that throw stays pending after `f`, unless `f` fails (its
+/// error is then the statement's, as in better-sqlite3).
+pub fn with_failure_set_aside<T>(js: Napi, f: impl FnOnce() -> SResult<T>) -> SResult<T> {
+    let set_aside = if FAILED.with(|failed| failed.get()) {
+        let pending = js.take_exception()?;
+        if pending.is_none() {
+            FAILED.with(|failed| failed.set(false));
+        }
+        pending
+    } else {
+        None
+    };
+    let result = f();
+    if let (Ok(_), Some(error)) = (&result, set_aside) {
+        js.throw(error)?;
+    }
+    result
 }
 
 /// Arguments of one callback call, on the stack for the usual few.

@@ -4,9 +4,11 @@
 //! (`create`) or as cells in shared memory (`cells`), values kept across calls
 //! (`persistent`), small numbers left beside a call's result (`slots`), a connection's
 //! better-sqlite3 switches (`switches`), errors thrown into JS (`throw`), the wire
-//! protocol with the JS layer (`protocol`), what user callbacks share (`callbacks`), and
+//! protocol with the JS layer (`protocol`), what user callbacks share (`callbacks`), the
+//! queue of aggregate calls delivered to JS in batches (`batch`), and
 //! every raw Node-API call (`napi`).
 
+pub mod batch;
 pub mod bind;
 pub mod callbacks;
 pub mod cells;

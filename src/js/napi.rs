@@ -435,6 +435,17 @@ impl Napi {
         out!(false, |b| sys::napi_is_exception_pending(self.0, &mut b))
     }
 
+    /// The pending exception, cleared (None when there is none).
+    pub fn take_exception(self) -> SResult<Option<Raw>> {
+        if !self.exception_pending()? {
+            return Ok(None);
+        }
+        out!(std::ptr::null_mut(), |e| sys::napi_get_and_clear_last_exception(
+            self.0, &mut e
+        ))
+        .map(Some)
+    }
+
     pub fn throw(self, error: Raw) -> SResult<()> {
         out!((), |_u| sys::napi_throw(self.0, error))
     }

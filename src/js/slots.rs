@@ -50,7 +50,16 @@ pub const CALL_FLAGS: usize = CALL_STATE + 1;
 pub const CALL_ARGS: usize = CALL_FLAGS + 1;
 /// How many arguments the frame holds; later ones travel as JS values.
 pub const CALL_ARGS_MAX: usize = 16;
-const COUNT: usize = CALL_ARGS + CALL_ARGS_MAX;
+/// How many calls are queued for delivery (`js::batch`), as an i32: written before the
+/// delivering call.
+pub const QUEUE_LEN: usize = CALL_ARGS + CALL_ARGS_MAX;
+/// The queued calls from here on: per call two slots of i32 pairs (the runner's index and
+/// the group's number; kind, flags and argument count, and the arguments' types), then
+/// its arguments as numbers, one slot each.
+pub const QUEUE: usize = QUEUE_LEN + 1;
+/// The queue's room in slots.
+pub const QUEUE_SLOTS: usize = 2048;
+const COUNT: usize = QUEUE + QUEUE_SLOTS;
 
 thread_local! {
     // One JS environment per thread (the main thread's, or a worker's).

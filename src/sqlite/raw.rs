@@ -208,6 +208,9 @@ pub struct RawStmt {
     checkpoint_pragma: bool,
     /// A `BEGIN`: it may take the write lock, so it passes the restart gate.
     begins: bool,
+    /// The last step failed only in delivering queued callback calls (its error is
+    /// pending in JS): the next reset reports the failure too, as SQLite's would.
+    delivery_failed: bool,
 }
 
 /// The outcome of preparing the first statement of `sql`.
@@ -265,6 +268,7 @@ impl RawStmt {
                 autocheckpoint_pragma: names_autocheckpoint_pragma(text),
                 checkpoint_pragma: pragma_naming(text, "wal_checkpoint"),
                 begins: is_begin(text),
+                delivery_failed: false,
             })
         };
         Ok(Prepared { stmt, tail })
@@ -276,7 +280,20 @@ impl RawStmt {
         let fresh = unsafe { ffi::sqlite3_stmt_busy(self.handle) } == 0;
         floor::on_step(self.handle as usize, fresh, || self.sql().into_owned());
         // The callbacks this step runs share one frame (and its handle scope).
-        let _frame = StepFrame::enter();
+        let frame = StepFrame::enter(self.readonly());
+        let status = self.step_in_frame();
+        if frame.finish() {
+            return status;
+        }
+        // A queued call failed: the step fails as if it had failed in place, and the
+        // statement is reset as after any failed step (a ROW it produced is dropped).
+        self.delivery_failed = true;
+        // SAFETY: as above.
+        unsafe { ffi::sqlite3_reset(self.handle) };
+        ffi::SQLITE_ERROR
+    }
+
+    fn step_in_frame(&mut self) -> c_int {
         if self.autocheckpoint_pragma {
             // A step may prepare the statement again (after a schema change).
             // SAFETY: as above.
@@ -334,7 +351,11 @@ impl RawStmt {
     /// `sqlite3_reset`: the error of the last step, if any.
     pub fn reset(&mut self) -> c_int {
         // SAFETY: as above.
-        unsafe { ffi::sqlite3_reset(self.handle) }
+        let status = unsafe { ffi::sqlite3_reset(self.handle) };
+        if std::mem::take(&mut self.delivery_failed) {
+            return ffi::SQLITE_ERROR;
+        }
+        status
     }
 
     pub fn clear_bindings(&mut self) {

@@ -3,6 +3,11 @@
 //! itself) may leave one resource in the frame, dropped when the step returns. The JS
 //! layer keeps one handle scope there for a whole batch of callbacks instead of one per
 //! callback. Frames nest as steps do (a callback that runs a statement of its own).
+//!
+//! A step of a read-only statement that no callback runs inside may also have calls
+//! queued for delivery later (`js::batch`: an aggregate's steps, which return nothing to
+//! SQLite); the queue's owner registers how it delivers them ([`set_deliverer`]), and the
+//! step delivers what is left before it returns ([`StepFrame::finish`]).
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -12,6 +17,8 @@ struct Frame {
     /// itself start at this depth.
     depth: u32,
     lent: Option<Lent>,
+    /// Whether callbacks run directly by this step may have their calls queued.
+    queueable: bool,
 }
 
 /// What a callback leaves in its step's frame: a resource dropped with the step, and
@@ -33,6 +40,11 @@ struct State {
     /// The connections (by handle) whose user callback is running on this thread,
     /// innermost last.
     running: Vec<u32>,
+    /// Whether a delivery failed during the innermost step that queues (SQLite may have
+    /// ignored the callback that reported it, e.g. a final call while the statement halts).
+    delivery_failed: bool,
+    /// How queued calls are delivered: false when one of them failed (its error pending).
+    deliverer: Option<fn() -> bool>,
 }
 
 thread_local! {
@@ -41,6 +53,8 @@ thread_local! {
         RefCell::new(State {
             frames: Vec::new(),
             running: Vec::new(),
+            delivery_failed: false,
+            deliverer: None,
         })
     };
 }
@@ -53,13 +67,40 @@ fn depth(state: &State) -> u32 {
 pub struct StepFrame(());
 
 impl StepFrame {
-    pub fn enter() -> StepFrame {
+    /// Enters a step; `read_only` when its statement writes nothing, so that a call
+    /// queued in it and delivered later cannot be observed through a write made meanwhile.
+    pub fn enter(read_only: bool) -> StepFrame {
         STATE.with(|state| {
             let mut state = state.borrow_mut();
             let depth = depth(&state);
-            state.frames.push(Frame { depth, lent: None });
+            let queueable = read_only && depth == 0;
+            if queueable {
+                state.delivery_failed = false;
+            }
+            state.frames.push(Frame {
+                depth,
+                lent: None,
+                queueable,
+            });
         });
         StepFrame(())
+    }
+
+    /// Delivers the calls still queued before the step returns: false when a queued call
+    /// (here or in a callback SQLite ran meanwhile) failed, which is then the step's
+    /// failure, its error pending.
+    pub fn finish(&self) -> bool {
+        let (queueable, deliverer) = STATE.with(|state| {
+            let state = state.borrow();
+            let queueable = state.frames.last().is_some_and(|frame| frame.queueable);
+            (queueable, state.deliverer)
+        });
+        if !queueable {
+            return true;
+        }
+        let delivered = deliverer.is_none_or(|deliver| deliver());
+        let failed = STATE.with(|state| std::mem::take(&mut state.borrow_mut().delivery_failed));
+        delivered && !failed
     }
 }
 
@@ -109,6 +150,25 @@ pub fn running_on(db: u32) -> bool {
     STATE.with(|state| state.borrow().running.contains(&db))
 }
 
+/// Whether a callback entered now may queue its call instead of running it: it is run
+/// directly by a step that queues (a read-only statement's, with no callback running).
+pub fn may_queue() -> bool {
+    STATE.with(|state| {
+        let state = state.borrow();
+        state.running.is_empty() && state.frames.last().is_some_and(|frame| frame.queueable)
+    })
+}
+
+/// Records that delivering queued calls failed: the innermost queueing step fails.
+pub fn delivery_failed() {
+    STATE.with(|state| state.borrow_mut().delivery_failed = true);
+}
+
+/// Registers how this thread's queued calls are delivered (once is enough).
+pub fn set_deliverer(deliver: fn() -> bool) {
+    STATE.with(|state| state.borrow_mut().deliverer = Some(deliver));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,7 +181,7 @@ mod tests {
     #[test]
     fn a_resource_lives_as_long_as_its_step() {
         assert_eq!(probe(1).0, None);
-        let outer = StepFrame::enter();
+        let outer = StepFrame::enter(false);
         let lent = Lent {
             owner: 1,
             used: 0,
@@ -138,7 +198,7 @@ mod tests {
             // Inside a callback with no step of its own: the outer step is not lent.
             let (nested, _inner) = probe(7);
             assert_eq!(nested, None);
-            let _inner_step = StepFrame::enter();
+            let _inner_step = StepFrame::enter(false);
             assert_eq!(probe(7).0, Some(false));
         }
         drop(callback);
@@ -151,5 +211,54 @@ mod tests {
         assert!(enter_callback(10, |_| Err::<(), _>(())).is_err() && !running_on(10));
         drop(outer);
         assert_eq!(probe(1).0, None);
+    }
+
+    thread_local! {
+        static DELIVERIES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+
+    fn delivers() -> bool {
+        DELIVERIES.with(|n| n.set(n.get() + 1));
+        true
+    }
+
+    fn fails() -> bool {
+        false
+    }
+
+    #[test]
+    fn only_a_read_only_step_outside_callbacks_queues_and_it_delivers_before_returning() {
+        set_deliverer(delivers);
+        let step = StepFrame::enter(true);
+        assert!(may_queue());
+        {
+            // A callback is running: its calls and those of a step it runs go directly.
+            let (_, callback) = probe(1);
+            assert!(!may_queue());
+            let inner = StepFrame::enter(true);
+            assert!(!may_queue());
+            assert!(inner.finish());
+            drop(inner);
+            drop(callback);
+        }
+        assert_eq!(DELIVERIES.with(|n| n.get()), 0);
+        assert!(step.finish());
+        assert_eq!(DELIVERIES.with(|n| n.get()), 1);
+        drop(step);
+        let writer = StepFrame::enter(false);
+        assert!(!may_queue());
+        assert!(writer.finish());
+        drop(writer);
+        assert_eq!(DELIVERIES.with(|n| n.get()), 1);
+        // A delivery that failed inside a callback SQLite ran (whose failure it may have
+        // ignored) fails the step, once.
+        let step = StepFrame::enter(true);
+        delivery_failed();
+        assert!(!step.finish());
+        assert!(step.finish());
+        drop(step);
+        set_deliverer(fails);
+        let step = StepFrame::enter(true);
+        assert!(!step.finish());
     }
 }

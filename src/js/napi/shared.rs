@@ -81,6 +81,16 @@ impl ResultSlots {
         }
     }
 
+    /// The first four bytes of slot `index` as JS's Int32Array wrote them (element
+    /// `2 * index`); 0 as for [`Self::get`].
+    pub fn get_i32(&self, index: usize) -> i32 {
+        match self.memory {
+            // SAFETY: as in `get`; four bytes at the start of an owned, aligned slot.
+            Some(memory) if index < self.len => unsafe { memory.as_ptr().add(index).cast::<i32>().read() },
+            _ => 0,
+        }
+    }
+
     /// Writes slot `index`.
     #[inline]
     pub fn set(&self, js: Napi, index: usize, value: f64) -> SResult<()> {
@@ -119,6 +129,20 @@ impl ResultSlots {
             Some(memory) if index < self.len => {
                 // SAFETY: as in `set`; four bytes at the start of an owned, aligned slot.
                 unsafe { memory.as_ptr().add(index).cast::<i32>().write(value) };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Writes `first` and `second` to the two halves of slot `index`, for JS to read at
+    /// elements `2 * index` and `2 * index + 1` of an Int32Array; false as for [`Self::put`].
+    #[inline]
+    pub fn put_i32_pair(&self, index: usize, first: i32, second: i32) -> bool {
+        match self.memory {
+            Some(memory) if index < self.len => {
+                // SAFETY: as in `set`; the two halves of an owned, aligned 8-byte slot.
+                unsafe { memory.as_ptr().add(index).cast::<[i32; 2]>().write([first, second]) };
                 true
             }
             _ => false,
