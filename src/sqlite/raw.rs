@@ -23,8 +23,8 @@ mod restart_gate;
 pub mod vtab;
 mod wal_hook;
 
-pub use restart_gate::{gated, install_restart_gate, RestartGate};
-use restart_gate::{is_begin, may_write, through_gate};
+pub use restart_gate::{gated, install_restart_gate, is_begin, RestartGate};
+use restart_gate::{may_write, through_gate};
 use wal_hook::{
     announced_checkpoint, names_autocheckpoint_pragma, pragma_naming, tell_journal_size_limit, with_sqlite_wal_hook,
 };

@@ -140,7 +140,7 @@ fn undo(conn: &Connection, level: Level) -> SResult<()> {
 fn control(conn: &Connection, sql: &str) -> SResult<()> {
     super::floor::on_control(sql);
     let mut stmt = conn.prepare_cached(sql)?;
-    if sql.starts_with("BEGIN") {
+    if super::raw::is_begin(sql.as_bytes()) {
         // It may take the write lock: not while the checkpointer restarts the WAL.
         super::raw::gated(conn, || stmt.raw_execute())?;
     } else {

@@ -154,7 +154,7 @@ pub(super) fn may_write(stmt: *mut ffi::sqlite3_stmt, begins: bool) -> bool {
 }
 
 /// Whether `sql` (one statement) starts with `BEGIN`.
-pub(super) fn is_begin(sql: &[u8]) -> bool {
+pub fn is_begin(sql: &[u8]) -> bool {
     let start = sql.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(sql.len());
     sql.len() - start >= 5 && sql[start..start + 5].eq_ignore_ascii_case(b"begin")
 }
