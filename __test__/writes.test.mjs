@@ -74,6 +74,25 @@ test("an explicit wal_checkpoint through store.db completes while the checkpoint
 });
 
 const strace = process.platform === 'linux' && spawnSync('strace', ['-V']).status === 0;
+
+/**
+ * Runs `script` (which stats `dir/mark-start` and `dir/mark-end` around its writes) under
+ * `strace -f`, asserts that no fsync or fdatasync between the marks ran on the thread
+ * that made them, and returns the process's result and every such sync.
+ */
+function syncsBetweenMarks(dir, script) {
+  const trace = join(dir, 'trace.txt');
+  const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,statx,newfstatat,stat', '-o', trace, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const lines = readFileSync(trace, 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.includes('mark-start'));
+  const end = lines.findIndex((l) => l.includes('mark-end'));
+  assert.ok(start >= 0 && end > start, 'both marks traced');
+  const main = lines[start].split(/\s+/)[0];
+  const syncs = lines.slice(start, end).filter((l) => /\b(fsync|fdatasync)\(/.test(l) && !l.includes('resumed>'));
+  assert.deepEqual(syncs.filter((l) => l.split(/\s+/)[0] === main), [], 'no sync on the calling thread');
+  return { r, syncs };
+}
 test('sustained writes: no fsync or fdatasync on the calling thread, the checkpointer syncs instead', { skip: !strace && 'needs strace (Linux)' }, (t) => {
   const dir = tempDir(t);
   const script = `
@@ -88,16 +107,7 @@ test('sustained writes: no fsync or fdatasync on the calling thread, the checkpo
     }
     mark('end');
     store.close();`;
-  const trace = join(dir, 'trace.txt');
-  const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,statx,newfstatat,stat', '-o', trace, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  const lines = readFileSync(trace, 'utf8').split('\n');
-  const start = lines.findIndex((l) => l.includes('mark-start'));
-  const end = lines.findIndex((l) => l.includes('mark-end'));
-  assert.ok(start >= 0 && end > start, 'both marks traced');
-  const main = lines[start].split(/\s+/)[0];
-  const syncs = lines.slice(start, end).filter((l) => /\b(fsync|fdatasync)\(/.test(l) && !l.includes('resumed>'));
-  assert.deepEqual(syncs.filter((l) => l.split(/\s+/)[0] === main), [], 'no sync on the calling thread');
+  const { syncs } = syncsBetweenMarks(dir, script);
   assert.ok(syncs.length > 0, 'the checkpointer synced');
 });
 
@@ -129,17 +139,12 @@ test('restarts while another process holds read snapshots in turn: still no sync
     mark('end');
     console.log(JSON.stringify(checkpointStatus(store)));
     store.close();`;
-  const trace = join(dir, 'trace.txt');
-  const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,statx,newfstatat,stat', '-o', trace, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
-  reader.stdin.end();
-  assert.equal(r.status, 0, r.stderr);
-  const lines = readFileSync(trace, 'utf8').split('\n');
-  const start = lines.findIndex((l) => l.includes('mark-start'));
-  const end = lines.findIndex((l) => l.includes('mark-end'));
-  assert.ok(start >= 0 && end > start, 'both marks traced');
-  const main = lines[start].split(/\s+/)[0];
-  const syncs = lines.slice(start, end).filter((l) => /\b(fsync|fdatasync)\(/.test(l) && !l.includes('resumed>'));
-  assert.deepEqual(syncs.filter((l) => l.split(/\s+/)[0] === main), [], 'no sync on the calling thread');
+  let r;
+  try {
+    r = syncsBetweenMarks(dir, script).r;
+  } finally {
+    reader.stdin.end();
+  }
   const status = JSON.parse(r.stdout);
   assert.ok(status.restarts >= 10, `restarts ${status.restarts}`);
   assert.equal(status.failures, 0);
