@@ -14,7 +14,8 @@ use rusqlite::types::ValueRef;
 use crate::error::{SResult, StoreError};
 use crate::js::batch::{self, Kind, Runner, WithValue};
 use crate::js::callbacks::{
-    aggregate_flags, call_framed, frame_result, report, with_failure_set_aside, FrameCall, Framed, Registered,
+    aggregate_flags, call_framed, call_numbers, frame_result, report, with_failure_set_aside, FrameCall, Framed,
+    Registered,
 };
 use crate::js::napi::{CallValues, JsRef, Napi, ScopeCache};
 use crate::js::value::JsVal;
@@ -58,15 +59,23 @@ impl JsFunction {
         let js = self.js;
         // Queued aggregate calls run first: they came first.
         batch::deliver(js)?;
-        let (scope, _running) = js.callback_scope(self.db)?;
-        let values = self.saved.get(js, &scope, &self.f)?;
-        let call = FrameCall {
-            values: &values,
-            args,
-            safe_ints: self.safe_ints,
-            state: None,
+        let (scope, _running) = match js.lent_callback_scope(self.db) {
+            Some(entered) => entered,
+            None => js.callback_scope(self.db)?,
         };
-        let result = call_framed(js, &call)?;
+        let values = self.saved.get(js, &scope, &self.f)?;
+        let result = match call_numbers(js, &values, args, self.safe_ints) {
+            Some(result) => result?,
+            None => {
+                let call = FrameCall {
+                    values: &values,
+                    args,
+                    safe_ints: self.safe_ints,
+                    state: None,
+                };
+                call_framed(js, &call)?
+            }
+        };
         frame_result(js, result, out, || {
             format!("User-defined function {}() returned", self.name)
         })

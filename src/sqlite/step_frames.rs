@@ -145,6 +145,27 @@ pub fn enter_callback<T, E>(
     })
 }
 
+/// [`enter_callback`]'s usual case, with nothing to make: the innermost step's resource,
+/// lent by `owner` and used by fewer than `most` callbacks, is used once more by a callback
+/// of connection `db`, which counts itself running. Its epoch, or None (nothing counted)
+/// when the callback must be entered through [`enter_callback`].
+#[inline]
+pub fn enter_lent(db: u32, owner: usize, most: u32) -> Option<(u64, CallbackRunning)> {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let depth = depth(&state);
+        let frame = state.frames.last_mut().filter(|frame| frame.depth == depth)?;
+        let lent = frame
+            .lent
+            .as_mut()
+            .filter(|lent| lent.owner == owner && lent.used + 1 < most)?;
+        lent.used += 1;
+        let epoch = lent.epoch;
+        state.running.push(db);
+        Some((epoch, CallbackRunning(())))
+    })
+}
+
 /// Whether a callback of connection `db` is running on this thread.
 pub fn running_on(db: u32) -> bool {
     STATE.with(|state| state.borrow().running.contains(&db))

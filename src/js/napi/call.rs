@@ -100,6 +100,14 @@ impl Napi {
         })
     }
 
+    /// [`Self::callback_scope`] when the step's shared scope can take one more callback
+    /// as it is (the usual call): None, with nothing entered, otherwise.
+    #[inline]
+    pub fn lent_callback_scope(self, db: u32) -> Option<(CallbackScope, CallbackRunning)> {
+        step_frames::enter_lent(db, self.0 as usize, BATCH)
+            .map(|(epoch, running)| (CallbackScope::Batch(epoch), running))
+    }
+
     /// A strong reference released on drop (see [`JsRef`]).
     pub fn keep(self, v: Raw) -> SResult<JsRef> {
         if !HOOKED.with(|h| h.replace(true)) {
