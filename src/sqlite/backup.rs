@@ -198,10 +198,10 @@ mod tests {
         let mut backups = Backups::default();
         let err = backups.start(&src, "nope", &temp_path("nope"), true).unwrap_err();
         assert!(format!("{err:?}").contains("unknown database nope"), "{err:?}");
-        let mut conn = Connection::open_in_memory().unwrap();
-        assert!(format!("{:?}", serialize(&mut conn, "nope").unwrap_err()).contains("Out of memory"));
+        let conn = Connection::open_in_memory().unwrap();
+        assert!(format!("{:?}", serialize(&conn, "nope").unwrap_err()).contains("Out of memory"));
         // SQLite gives an empty database its first page before serializing it.
-        assert_eq!(serialize(&mut conn, "main").unwrap().len(), 4096);
+        assert_eq!(serialize(&conn, "main").unwrap().len(), 4096);
         let _ = std::fs::remove_file(temp_path("nope"));
     }
 }
