@@ -19,6 +19,10 @@ struct Frame {
     lent: Option<Lent>,
     /// Whether callbacks run directly by this step may have their calls queued.
     queueable: bool,
+    /// How many of its callbacks left their values in the caller's own scope (see
+    /// [`enter_bare`]), and the epoch they share (0 until the first).
+    bare: u32,
+    bare_epoch: u64,
 }
 
 /// What a callback leaves in its step's frame: a resource dropped with the step, and
@@ -45,6 +49,8 @@ struct State {
     delivery_failed: bool,
     /// How queued calls are delivered: false when one of them failed (its error pending).
     deliverer: Option<fn() -> bool>,
+    /// The next epoch (`Lent::epoch`, a step's bare epoch): unique on this thread.
+    next_epoch: u64,
 }
 
 thread_local! {
@@ -55,6 +61,7 @@ thread_local! {
             running: Vec::new(),
             delivery_failed: false,
             deliverer: None,
+            next_epoch: 1,
         })
     };
 }
@@ -81,6 +88,8 @@ impl StepFrame {
                 depth,
                 lent: None,
                 queueable,
+                bare: 0,
+                bare_epoch: 0,
             });
         });
         StepFrame(())
@@ -166,6 +175,41 @@ pub fn enter_lent(db: u32, owner: usize, most: u32) -> Option<(u64, CallbackRunn
     })
 }
 
+/// The other usual case: while the innermost step has lent nothing, its first `most`
+/// callbacks (of connection `db`, counted running) make their values in the scope of
+/// whoever called the step, so that the step of a one-row `get()`, or of each row of
+/// `all()`, costs no scope of its own; they leave a few values each there, freed when
+/// that call returns. The epoch they share (made on the first), or None (nothing counted).
+pub fn enter_bare(db: u32, most: u32) -> Option<(u64, CallbackRunning)> {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let state = &mut *state;
+        let depth = depth(state);
+        let frame = state.frames.last_mut().filter(|frame| frame.depth == depth)?;
+        if frame.lent.is_some() || frame.bare >= most {
+            return None;
+        }
+        frame.bare += 1;
+        if frame.bare_epoch == 0 {
+            frame.bare_epoch = state.next_epoch;
+            state.next_epoch += 1;
+        }
+        let epoch = frame.bare_epoch;
+        state.running.push(db);
+        Some((epoch, CallbackRunning(())))
+    })
+}
+
+/// A new epoch for a resource lent to a step (unique on this thread).
+pub fn new_epoch() -> u64 {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let epoch = state.next_epoch;
+        state.next_epoch += 1;
+        epoch
+    })
+}
+
 /// Whether a callback of connection `db` is running on this thread.
 pub fn running_on(db: u32) -> bool {
     STATE.with(|state| state.borrow().running.contains(&db))
@@ -232,6 +276,43 @@ mod tests {
         assert!(enter_callback(10, |_| Err::<(), _>(())).is_err() && !running_on(10));
         drop(outer);
         assert_eq!(probe(1).0, None);
+    }
+
+    #[test]
+    fn a_steps_first_callbacks_go_bare_and_share_an_epoch() {
+        // No step in progress: nothing to go bare in.
+        assert!(enter_bare(1, 2).is_none());
+        let step = StepFrame::enter(false);
+        let (first, one) = enter_bare(1, 2).unwrap();
+        drop(one);
+        let (second, two) = enter_bare(1, 2).unwrap();
+        {
+            // A callback inside another one, with no step of its own, is not the step's.
+            assert!(enter_bare(1, 2).is_none());
+        }
+        drop(two);
+        assert_eq!(first, second);
+        // Past `most`, the step's next callback is entered otherwise.
+        assert!(enter_bare(1, 2).is_none());
+        drop(step);
+        let step = StepFrame::enter(false);
+        let epoch = new_epoch();
+        let ((), lender) = enter_callback(1, |slot| {
+            *slot.ok_or(())? = Some(Lent {
+                owner: 1,
+                used: 0,
+                epoch,
+                resource: Box::new(1u8),
+            });
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+        drop(lender);
+        // A step that has lent a resource shares it rather than going bare.
+        assert!(enter_bare(1, 2).is_none());
+        let (lent, _running) = enter_lent(1, 1, 256).unwrap();
+        assert_ne!(lent, first);
+        drop(step);
     }
 
     thread_local! {

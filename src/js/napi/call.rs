@@ -70,11 +70,17 @@ impl Napi {
 
     /// The handle scope for one user callback of connection `db`, which counts itself
     /// running (busy) for as long as the returned guard lives. A callback that its
-    /// statement step runs itself shares one scope with the step's other callbacks,
+    /// statement step runs itself makes its values in its caller's scope if it is one of
+    /// the step's first [`BARE`], else shares one scope with the step's other callbacks,
     /// renewed every [`BATCH`] callbacks and closed when the step returns (opening and
     /// closing a Node-API scope costs more than a small callback); any other callback
     /// gets a scope of its own.
     pub fn callback_scope(self, db: u32) -> SResult<(CallbackScope, CallbackRunning)> {
+        if let Some((epoch, running)) = step_frames::enter_bare(db, BARE) {
+            return Ok((CallbackScope::Batch(epoch), running));
+        }
+        // Taken before entering: the step frames are busy while `enter_callback` runs.
+        let epoch = step_frames::new_epoch();
         step_frames::enter_callback(db, |slot| {
             let Some(slot) = slot else {
                 return Ok(CallbackScope::Own { _scope: self.scope()? });
@@ -89,7 +95,6 @@ impl Napi {
             // step's earlier callbacks have returned) before opening its successor.
             *slot = None;
             let scope = self.scope()?;
-            let epoch = NEXT_EPOCH.with(|next| next.replace(next.get() + 1));
             *slot = Some(Lent {
                 owner: self.0 as usize,
                 used: 0,
@@ -124,9 +129,9 @@ impl Napi {
 /// stay a few V8 handle blocks, enough that opening the scope costs next to nothing.
 const BATCH: u32 = 256;
 
-thread_local! {
-    static NEXT_EPOCH: Cell<u64> = const { Cell::new(1) };
-}
+/// How many callbacks of one step use the caller's scope before the step opens one
+/// (`step_frames::enter_bare`): a step that runs a function once per row pays no scope.
+const BARE: u32 = 4;
 
 /// A callback's handle scope: its own, or its step's shared one, which has an epoch
 /// (unique to this thread) for as long as the values made in it live.
