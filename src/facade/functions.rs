@@ -446,10 +446,7 @@ pub fn facade_aggregate(
             saved_inverse: ScopeCache::default(),
             value: js.keep(value.raw())?,
             saved_value: ScopeCache::default(),
-            runner: Rc::new(Runner {
-                deliver: js.keep(deliver.raw())?,
-                run: js.keep(run.raw())?,
-            }),
+            runner: Rc::new(Runner::new(js.keep(deliver.raw())?, js.keep(run.raw())?)),
             has_result,
             ids: StateIds::default(),
             name,
