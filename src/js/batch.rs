@@ -21,7 +21,7 @@ use rusqlite::types::ValueRef;
 
 use crate::error::{SResult, StoreError};
 use crate::js::callbacks::{report, Framed};
-use crate::js::napi::{JsRef, Napi, Raw, ResultSlots, ScopeCache};
+use crate::js::napi::{JsRef, Napi, Raw, ResultSlots};
 use crate::js::slots;
 use crate::sqlite::raw::functions::SqlValue;
 use crate::sqlite::step_frames;
@@ -31,8 +31,8 @@ use crate::sqlite::step_frames;
 pub struct Runner {
     deliver: JsRef,
     run: JsRef,
-    saved_deliver: ScopeCache,
-    saved_run: ScopeCache,
+    /// `deliver`, `run` and `undefined` as values of the shared handle scope of this epoch.
+    saved: Cell<Option<(u64, [Raw; 3])>>,
 }
 
 impl Runner {
@@ -40,9 +40,27 @@ impl Runner {
         Runner {
             deliver,
             run,
-            saved_deliver: ScopeCache::default(),
-            saved_run: ScopeCache::default(),
+            saved: Cell::new(None),
         }
+    }
+
+    /// `[deliver, run, undefined]`, read once per shared scope (`epoch`).
+    #[inline]
+    fn values(&self, js: Napi, epoch: Option<u64>) -> SResult<[Raw; 3]> {
+        match (epoch, self.saved.get()) {
+            (Some(now), Some((then, values))) if now == then => Ok(values),
+            _ => self.read_values(js, epoch),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn read_values(&self, js: Napi, epoch: Option<u64>) -> SResult<[Raw; 3]> {
+        let values = [self.deliver.get(js)?, self.run.get(js)?, js.undefined()?];
+        if let Some(now) = epoch {
+            self.saved.set(Some((now, values)));
+        }
+        Ok(values)
     }
 }
 
@@ -77,7 +95,9 @@ struct Queue {
     calls: Cell<i32>,
     /// Slots used from `slots::QUEUE` on.
     used: Cell<usize>,
-    /// The registrations the queued calls number, the first `runner_count` of them.
+    /// The registrations the queued calls number, the first `runner_count` of them (the
+    /// others are left from earlier deliveries, for the next ones to reuse, until the step
+    /// ends).
     runners: RefCell<Runners>,
     runner_count: Cell<usize>,
     /// Whether `step_frames` was told how this thread delivers (once is enough).
@@ -146,19 +166,23 @@ pub fn try_queue(
     };
     match push(&call) {
         Pushed::Queued(_) => Ok(true),
-        Pushed::Full => {
-            deliver(js)?;
-            if let Pushed::Queued(_) = push(&call) {
-                return Ok(true);
-            }
-            deliver(js)?;
-            Ok(false)
-        }
-        Pushed::Refused => {
-            deliver(js)?;
-            Ok(false)
-        }
+        other => not_queued(&call, other),
     }
+}
+
+/// A call that did not fit (queued after a delivery when it then does) or may not be
+/// queued (the queue is delivered before it runs).
+#[cold]
+#[inline(never)]
+fn not_queued(call: &Call<'_>, pushed: Pushed) -> SResult<bool> {
+    deliver(call.js)?;
+    if let Pushed::Full = pushed {
+        if let Pushed::Queued(_) = push(call) {
+            return Ok(true);
+        }
+        deliver(call.js)?;
+    }
+    Ok(false)
 }
 
 fn push(call: &Call<'_>) -> Pushed {
@@ -220,7 +244,10 @@ impl Queue {
             types |= t << (2 * i);
         }
         if index == count {
-            self.runners.borrow_mut()[index] = Some(Rc::clone(call.runner));
+            let mut runners = self.runners.borrow_mut();
+            if !runners[index].as_ref().is_some_and(|r| Rc::ptr_eq(r, call.runner)) {
+                runners[index] = Some(Rc::clone(call.runner));
+            }
             self.runner_count.set(count + 1);
         }
         let word = call.flags as i32 | (call.kind as i32) << 8 | (argc as i32) << 16;
@@ -263,9 +290,6 @@ pub enum WithValue {
 /// Queues the value call of `runner` and delivers the queue with it; an error when a
 /// queued call before it threw (the value call was dropped).
 pub fn deliver_with_value(js: Napi, db: u32, runner: &Rc<Runner>, state: u32, flags: u32) -> SResult<WithValue> {
-    if !QUEUE.with(|queue| queue.queued.get()) {
-        return Ok(WithValue::NotQueued);
-    }
     let call = Call {
         js,
         db,
@@ -276,11 +300,30 @@ pub fn deliver_with_value(js: Napi, db: u32, runner: &Rc<Runner>, state: u32, fl
         args: &[],
         safe_ints: false,
     };
-    let Pushed::Queued(calls) = push(&call) else {
-        deliver(js)?;
-        return Ok(WithValue::NotQueued);
+    // One access to the queue for the call and the delivery. The step need not be one that
+    // queues (`step_frames::may_queue`): this call is not left for later, it runs now,
+    // after the calls queued before it, as it would after their delivery.
+    let taken = slots::with_shared(|frame| {
+        let frame = frame?;
+        QUEUE.with(|queue| {
+            if !queue.queued.get() {
+                return None;
+            }
+            Some(match queue.push(frame, &call) {
+                Pushed::Queued(calls) => Some((calls, queue.take())),
+                Pushed::Full | Pushed::Refused => None,
+            })
+        })
+    });
+    let (calls, taken) = match taken {
+        None => return Ok(WithValue::NotQueued),
+        Some(None) => {
+            deliver(js)?;
+            return Ok(WithValue::NotQueued);
+        }
+        Some(Some(taken)) => taken,
     };
-    match run_queue(js) {
+    match run_taken(js, taken) {
         Ok(Some(value)) => Ok(WithValue::Value(value)),
         Ok(None) => Ok(WithValue::NotQueued),
         // `deliver` leaves the index of the call that threw in QUEUE_LEN.
@@ -299,11 +342,34 @@ fn deliver_at_step_end() -> bool {
     let Some(js) = QUEUE.with(|queue| queue.js.get()) else {
         return true;
     };
-    match deliver(js) {
+    let delivered = match deliver(js) {
         Ok(()) => true,
         Err(error) => {
             report(js, error);
             false
+        }
+    };
+    // The registrations kept for the step's deliveries are let go with it.
+    let left = QUEUE.with(|queue| std::mem::replace(&mut *queue.runners.borrow_mut(), [NO_RUNNER; MAX_RUNNERS]));
+    drop(left);
+    delivered
+}
+
+/// What a delivery takes from the queue, which is empty again before any JS runs.
+struct Taken {
+    db: u32,
+    calls: i32,
+    count: usize,
+}
+
+impl Queue {
+    fn take(&self) -> Taken {
+        self.queued.set(false);
+        self.used.set(0);
+        Taken {
+            db: self.db.get(),
+            calls: self.calls.replace(0),
+            count: self.runner_count.replace(0),
         }
     }
 }
@@ -311,41 +377,40 @@ fn deliver_at_step_end() -> bool {
 /// Runs every queued call in JS, in order: the result of the last when it is a value
 /// call. A throw drops the calls after it and fails the step that queued them.
 fn run_queue(js: Napi) -> SResult<Option<Framed>> {
-    let (db, calls, count, runners) = QUEUE.with(|queue| {
-        queue.queued.set(false);
-        queue.used.set(0);
-        // Taken out: the queue is empty again before any JS runs.
-        let runners = std::mem::replace(&mut *queue.runners.borrow_mut(), [NO_RUNNER; MAX_RUNNERS]);
-        (
-            queue.db.get(),
-            queue.calls.replace(0),
-            queue.runner_count.replace(0),
-            runners,
-        )
-    });
-    if calls == 0 {
+    run_taken(js, QUEUE.with(Queue::take))
+}
+
+fn run_taken(js: Napi, taken: Taken) -> SResult<Option<Framed>> {
+    if taken.calls == 0 {
         return Ok(None);
     }
-    let delivered = call_deliver(js, db, &runners[..count]);
+    let delivered = call_deliver(js, taken.db, taken.count);
     if delivered.is_err() {
         step_frames::delivery_failed();
     }
     delivered.map(Some)
 }
 
-fn call_deliver(js: Napi, db: u32, runners: &[Option<Rc<Runner>>]) -> SResult<Framed> {
-    let Some(Some(first)) = runners.first() else {
-        return Err(StoreError::error(
-            "triflux-native-store: queued calls without their function",
-        ));
-    };
+/// Calls `deliver` with the `run` of the first `count` runners.
+fn call_deliver(js: Napi, db: u32, count: usize) -> SResult<Framed> {
     let (scope, _running) = js.callback_scope(db)?;
-    let deliver = first.saved_deliver.get(js, &scope, &first.deliver)?;
-    let mut argv: [Raw; MAX_RUNNERS] = [deliver.undefined; MAX_RUNNERS];
-    for (slot, runner) in argv.iter_mut().zip(runners.iter().flatten()) {
-        *slot = runner.saved_run.get(js, &scope, &runner.run)?.func;
-    }
-    let value = js.call(deliver.func, deliver.undefined, &argv[..runners.len()])?;
+    let epoch = scope.epoch();
+    let (deliver, undefined, argv) = QUEUE.with(|queue| {
+        let runners = queue.runners.borrow();
+        let mut runners = runners[..count].iter().flatten();
+        let Some(first) = runners.next() else {
+            return Err(StoreError::error(
+                "triflux-native-store: queued calls without their function",
+            ));
+        };
+        let [deliver, run, undefined] = first.values(js, epoch)?;
+        let mut argv: [Raw; MAX_RUNNERS] = [run, undefined, undefined, undefined];
+        for (slot, runner) in argv.iter_mut().skip(1).zip(runners) {
+            *slot = runner.values(js, epoch)?[1];
+        }
+        Ok((deliver, undefined, argv))
+    })?;
+    let value = js.call(deliver, undefined, &argv[..count])?;
     let number = slots::with_shared(|frame| {
         frame
             .filter(|frame| frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0)
