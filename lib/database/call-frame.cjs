@@ -44,6 +44,10 @@ const RELEASE = 4;
 const DROPPED = Object.freeze({});
 
 let views = null;
+// The same views, for the queue's delivery (made before any aggregate is registered).
+let F = null;
+let I32 = null;
+let B = null;
 
 /** The frame as doubles, 32-bit integers and BigInts, made on first use (the slots are this thread's). */
 function frameViews() {
@@ -54,6 +58,9 @@ function frameViews() {
       i32: new Int32Array(f.buffer, f.byteOffset, 2 * f.length),
       b: new BigInt64Array(f.buffer, f.byteOffset, f.length),
     };
+    F = views.f;
+    I32 = views.i32;
+    B = views.b;
   }
   return views;
 }
@@ -93,44 +100,48 @@ function decoders() {
   return { f, arg, done, int, publish };
 }
 
-/** Argument `i` of a queued call whose arguments start at slot `at`, by their `types`. */
-function queuedArg(at, types, i) {
-  const { f, i32, b } = views;
-  const t = (types >>> (2 * i)) & 3;
-  if (t === INT32) return i32[2 * (at + i)];
-  if (t === DOUBLE) return f[at + i];
-  return t === INT64 ? b[at + i] : null;
+/** A queued argument in slot `at`, of type `t` (2 bits). */
+function queuedArg(at, t) {
+  if (t === INT32) return I32[2 * at];
+  if (t === DOUBLE) return F[at];
+  return t === INT64 ? B[at] : null;
 }
 
 /**
  * Runs the queued calls in order, `runners` being the registrations' `run` functions the
  * queue's entries number; gives the result of the last call (a value call's, else
- * undefined). A throw leaves the calls after it undone.
+ * undefined). A throw leaves the calls after it undone. An entry is four 32-bit words
+ * (the runner's index, the group's number, flags | kind << 8 | argc << 16, the arguments'
+ * types), then its arguments, a slot each; `run(word, id, at, types)` is given the slot
+ * of the first.
  */
 function deliver(r0, r1, r2, r3) {
-  const { i32 } = views;
+  const i32 = I32;
   const n = i32[2 * QUEUE_LEN];
-  let at = QUEUE;
+  // A value call that gives no number leaves none from an earlier callback.
+  F[CALL_RESULT_IS_NUMBER] = 0;
+  let p = 2 * QUEUE;
   let r;
   let k = 0;
   try {
     for (; k < n; k++) {
-      const which = i32[2 * at];
-      const word = i32[2 * at + 2];
+      const which = i32[p];
+      const word = i32[p + 2];
       const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
-      r = run((word >>> 8) & 0xff, word & 0xff, i32[2 * at + 1], at + 2, word >>> 16, i32[2 * at + 3]);
-      at += 2 + (word >>> 16);
+      r = run(word, i32[p + 1], (p >>> 1) + 2, i32[p + 3]);
+      p += 4 + 2 * (word >>> 16);
     }
   } catch (error) {
-    // Which call threw, for the native side; the groups the calls left undone would have
-    // begun never existed.
+    // Which call threw, for the native side. Its group keeps no value (a value call
+    // dropped its own), and the groups the calls left undone would have begun never
+    // existed.
     i32[2 * QUEUE_LEN] = k;
-    for (k++, at += 2 + (i32[2 * at + 2] >>> 16); k < n; k++) {
-      const which = i32[2 * at];
-      const word = i32[2 * at + 2];
+    for (let threw = true; k < n; k++, threw = false) {
+      const which = i32[p];
+      const word = i32[p + 2];
       const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
-      if (word & NEW) run(DROP, 0, i32[2 * at + 1], 0, 0, 0);
-      at += 2 + (word >>> 16);
+      if (threw ? ((word >>> 8) & 0xff) !== VALUE : (word & NEW) !== 0) run(DROP << 8, i32[p + 1], 0, 0);
+      p += 4 + 2 * (word >>> 16);
     }
     throw error;
   }
@@ -264,42 +275,67 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
     }
   };
   const value = () => valueOf(int(CALL_STATE), int(CALL_FLAGS));
-  // A queued call: `kind` step, inverse or value, its arguments from slot `at` on.
-  const run = (kind, flags, id, at, argc, types) => {
-    if (kind === VALUE) return valueOf(id, flags);
+  // A queued call (see `deliver`): `word` its flags, kind and argument count, `id` its
+  // group, its arguments from slot `at` on, of `types`. A step that throws leaves its
+  // group to `deliver` to drop.
+  const queued = (word, id, at, types) => {
+    const kind = (word >>> 8) & 0xff;
+    if (kind > INVERSE) return other(kind, word & 0xff, id);
+    const argc = word >>> 16;
+    const xs = new Array(argc + 1);
+    for (let i = 0; i < argc; i++) xs[i + 1] = queuedArg(at + i, (types >>> (2 * i)) & 3);
+    const acc = (word & 0xff) === NEW ? first() : states[id];
+    xs[0] = acc;
+    const next = Reflect.apply(kind === INVERSE ? inverse : step, undefined, xs);
+    states[id] = next === undefined ? acc : next;
+    return undefined;
+  };
+  // A value call, or DROP.
+  const other = (kind, flags, id) => {
     if (kind === DROP) {
       states[id] = DROPPED;
       return undefined;
     }
-    const fn = kind === INVERSE ? inverse : step;
-    let ok = false;
-    try {
-      const acc = flags === NEW ? first() : states[id];
-      let next;
-      switch (argc) {
-        case 0:
-          next = fn(acc);
-          break;
-        case 1:
-          next = fn(acc, queuedArg(at, types, 0));
-          break;
-        case 2:
-          next = fn(acc, queuedArg(at, types, 0), queuedArg(at, types, 1));
-          break;
-        default: {
-          const xs = new Array(argc + 1);
-          xs[0] = acc;
-          for (let i = 0; i < argc; i++) xs[i + 1] = queuedArg(at, types, i);
-          next = Reflect.apply(fn, undefined, xs);
-        }
-      }
-      keep(id, next === undefined ? acc : next);
-      ok = true;
-    } finally {
-      if (!ok) states[id] = DROPPED;
+    if (result === null && flags === 0) {
+      // A window's running value as it is.
+      const acc = states[id];
+      if (acc !== DROPPED) return done(acc);
     }
-    return undefined;
+    return valueOf(id, flags);
   };
+  // The usual one or two arguments, and none.
+  let run = queued;
+  if (argc === 0) {
+    run = (word, id) => {
+      const kind = (word >>> 8) & 0xff;
+      if (kind > INVERSE) return other(kind, word & 0xff, id);
+      const acc = (word & 0xff) === NEW ? first() : states[id];
+      const next = kind === INVERSE ? inverse(acc) : step(acc);
+      states[id] = next === undefined ? acc : next;
+      return undefined;
+    };
+  } else if (argc === 1) {
+    run = (word, id, at, types) => {
+      const kind = (word >>> 8) & 0xff;
+      if (kind > INVERSE) return other(kind, word & 0xff, id);
+      const x = queuedArg(at, types & 3);
+      const acc = (word & 0xff) === NEW ? first() : states[id];
+      const next = kind === INVERSE ? inverse(acc, x) : step(acc, x);
+      states[id] = next === undefined ? acc : next;
+      return undefined;
+    };
+  } else if (argc === 2) {
+    run = (word, id, at, types) => {
+      const kind = (word >>> 8) & 0xff;
+      if (kind > INVERSE) return other(kind, word & 0xff, id);
+      const x = queuedArg(at, types & 3);
+      const y = queuedArg(at + 1, (types >>> 2) & 3);
+      const acc = (word & 0xff) === NEW ? first() : states[id];
+      const next = kind === INVERSE ? inverse(acc, x, y) : step(acc, x, y);
+      states[id] = next === undefined ? acc : next;
+      return undefined;
+    };
+  }
   return [advance(step), inverse === null ? null : advance(inverse), value, run];
 }
 

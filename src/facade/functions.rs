@@ -253,6 +253,20 @@ impl JsAggregate {
             }
             return Ok(());
         }
+        self.step_now(group, args, kind, id, flags)
+    }
+
+    /// A step that is not queued: it runs now (after the queue's delivery).
+    #[inline(never)]
+    fn step_now(
+        &self,
+        group: &mut Option<Group>,
+        args: &[SqlValue],
+        kind: Kind,
+        id: u32,
+        flags: u32,
+    ) -> std::result::Result<(), Failed> {
+        let js = self.js;
         let (scope, _running) = js.callback_scope(self.db)?;
         let values = match kind {
             Kind::Inverse => match &self.inverse {
@@ -309,7 +323,38 @@ impl JsAggregate {
             return Ok(());
         }
         // Queued calls run first, and this one with them when it fits.
-        let delivered = match batch::deliver_with_value(js, self.db, &self.runner, id, flags) {
+        match batch::deliver_with_value(js, self.db, &self.runner, id, flags) {
+            // The usual case (a window's value after its row's steps), kept short.
+            Ok(WithValue::Value(value)) => {
+                state.new = false;
+                match value.number {
+                    _ if flags == aggregate_flags::RELEASE => Ok(()),
+                    Some(n) => {
+                        out.set(ValueRef::Real(n));
+                        Ok(())
+                    }
+                    None => Ok(frame_result(js, value, out, || self.prefix())?),
+                }
+            }
+            delivered => self.value_otherwise(state, id, new, flags, was_window, delivered, out),
+        }
+    }
+
+    /// A value call that was not delivered with the queue, or whose delivery failed.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn value_otherwise(
+        &self,
+        state: &mut Group,
+        id: u32,
+        new: bool,
+        flags: u32,
+        was_window: bool,
+        delivered: SResult<WithValue>,
+        out: &mut ResultSink,
+    ) -> std::result::Result<(), Failed> {
+        let js = self.js;
+        let delivered = match delivered {
             Ok(WithValue::Value(value)) => Ok(Some(value)),
             Ok(WithValue::NotQueued) => Ok(None),
             // This call's own throw (after every queued call ran).
@@ -455,10 +500,7 @@ pub fn facade_aggregate(
             saved_inverse: ScopeCache::default(),
             value: js.keep(value.raw())?,
             saved_value: ScopeCache::default(),
-            runner: Rc::new(Runner {
-                deliver: js.keep(deliver.raw())?,
-                run: js.keep(run.raw())?,
-            }),
+            runner: Rc::new(Runner::new(js.keep(deliver.raw())?, js.keep(run.raw())?)),
             has_result,
             ids: StateIds::default(),
             name,

@@ -9,25 +9,59 @@
 //! Only a step that no callback runs inside, of a read-only statement, queues
 //! (`step_frames::may_queue`): when a delivered call throws, SQLite had made no write
 //! since, and the calls queued after it are dropped, as SQLite would never have made them.
+//!
+//! A window function queues two calls and delivers three per row, so the queue's state is
+//! one thread-local of cells, each call reads its arguments once, and the JS values a
+//! delivery passes are kept for as long as the step's shared handle scope lives.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use rusqlite::types::ValueRef;
-use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
 use crate::js::callbacks::{report, Framed};
-use crate::js::napi::{JsRef, Napi};
+use crate::js::napi::{JsRef, Napi, Raw, ResultSlots};
 use crate::js::slots;
 use crate::sqlite::raw::functions::SqlValue;
 use crate::sqlite::step_frames;
 
 /// One aggregate registration's entry points for the queue: the thread's `deliver`
-/// function and the registration's `run(kind, flags, id, at, argc, types)`.
+/// function and the registration's `run(word, id, at, types)` (call-frame.cjs).
 pub struct Runner {
-    pub deliver: JsRef,
-    pub run: JsRef,
+    deliver: JsRef,
+    run: JsRef,
+    /// `deliver`, `run` and `undefined` as values of the shared handle scope of this epoch.
+    saved: Cell<Option<(u64, [Raw; 3])>>,
+}
+
+impl Runner {
+    pub fn new(deliver: JsRef, run: JsRef) -> Runner {
+        Runner {
+            deliver,
+            run,
+            saved: Cell::new(None),
+        }
+    }
+
+    /// `[deliver, run, undefined]`, read once per shared scope (`epoch`).
+    #[inline]
+    fn values(&self, js: Napi, epoch: Option<u64>) -> SResult<[Raw; 3]> {
+        match (epoch, self.saved.get()) {
+            (Some(now), Some((then, values))) if now == then => Ok(values),
+            _ => self.read_values(js, epoch),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn read_values(&self, js: Napi, epoch: Option<u64>) -> SResult<[Raw; 3]> {
+        let values = [self.deliver.get(js)?, self.run.get(js)?, js.undefined()?];
+        if let Some(now) = epoch {
+            self.saved.set(Some((now, values)));
+        }
+        Ok(values)
+    }
 }
 
 /// What a queued call does (twins in lib/database/call-frame.cjs).
@@ -50,21 +84,61 @@ const INT32: i32 = 1;
 const DOUBLE: i32 = 2;
 const INT64: i32 = 3;
 
+type Runners = [Option<Rc<Runner>>; MAX_RUNNERS];
+const NO_RUNNER: Option<Rc<Runner>> = None;
+
 struct Queue {
-    js: Option<Napi>,
-    db: u32,
-    calls: i32,
+    /// Whether calls are queued: read before every callback.
+    queued: Cell<bool>,
+    js: Cell<Option<Napi>>,
+    db: Cell<u32>,
+    calls: Cell<i32>,
     /// Slots used from `slots::QUEUE` on.
-    used: usize,
-    runners: Vec<Rc<Runner>>,
+    used: Cell<usize>,
+    /// The registrations the queued calls number, the first `runner_count` of them (the
+    /// others are left from earlier deliveries, for the next ones to reuse, until the step
+    /// ends).
+    runners: RefCell<Runners>,
+    runner_count: Cell<usize>,
+    /// Whether `step_frames` was told how this thread delivers (once is enough).
+    told: Cell<bool>,
 }
 
 thread_local! {
-    static QUEUE: RefCell<Queue> = const {
-        RefCell::new(Queue { js: None, db: 0, calls: 0, used: 0, runners: Vec::new() })
+    static QUEUE: Queue = const {
+        Queue {
+            queued: Cell::new(false),
+            js: Cell::new(None),
+            db: Cell::new(0),
+            calls: Cell::new(0),
+            used: Cell::new(0),
+            runners: RefCell::new([NO_RUNNER; MAX_RUNNERS]),
+            runner_count: Cell::new(0),
+            told: Cell::new(false),
+        }
     };
-    /// Whether calls are queued: read before every callback, so kept apart from the queue.
-    static QUEUED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// One call to queue.
+struct Call<'a> {
+    js: Napi,
+    db: u32,
+    runner: &'a Rc<Runner>,
+    kind: Kind,
+    state: u32,
+    flags: u32,
+    args: &'a [SqlValue],
+    safe_ints: bool,
+}
+
+/// What queueing a call did.
+enum Pushed {
+    /// Queued: how many calls are queued now.
+    Queued(i32),
+    /// It does not fit in the queue as it is.
+    Full,
+    /// It may not be queued (an argument that is no number, a callback running, ...).
+    Refused,
 }
 
 /// Queues a call of `runner` (of connection `db`) when it may be: Ok(true) when queued,
@@ -80,89 +154,123 @@ pub fn try_queue(
     args: &[SqlValue],
     safe_ints: bool,
 ) -> SResult<bool> {
-    let queueable = args.len() <= MAX_ARGS
-        && args
-            .iter()
-            .all(|arg| matches!(arg.get(), ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_)))
-        && step_frames::may_queue();
-    if !queueable {
-        deliver(js)?;
-        return Ok(false);
+    let call = Call {
+        js,
+        db,
+        runner,
+        kind,
+        state,
+        flags,
+        args,
+        safe_ints,
+    };
+    match push(&call) {
+        Pushed::Queued(_) => Ok(true),
+        other => not_queued(&call, other),
     }
-    if !has_room(runner, args.len()) {
-        deliver(js)?;
-    }
-    let queued = slots::with_shared(|frame| {
-        let Some(frame) = frame else {
-            return false;
-        };
-        QUEUE.with(|queue| {
-            let mut queue = queue.borrow_mut();
-            let index = match queue.runners.iter().position(|r| Rc::ptr_eq(r, runner)) {
-                Some(index) => index,
-                None => {
-                    queue.runners.push(Rc::clone(runner));
-                    queue.runners.len() - 1
-                }
-            };
-            let at = slots::QUEUE + queue.used;
-            let mut types = 0;
-            for (i, arg) in args.iter().enumerate() {
-                let slot = at + 2 + i;
-                let t = match arg.get() {
-                    ValueRef::Integer(n) if safe_ints => {
-                        frame.put_i64(slot, n);
-                        INT64
-                    }
-                    ValueRef::Integer(n) => match i32::try_from(n) {
-                        Ok(small) => {
-                            frame.put_i32(slot, small);
-                            INT32
-                        }
-                        Err(_) => {
-                            frame.put(slot, n as f64);
-                            DOUBLE
-                        }
-                    },
-                    ValueRef::Real(x) => {
-                        frame.put(slot, x);
-                        DOUBLE
-                    }
-                    _ => NULL,
-                };
-                types |= t << (2 * i);
-            }
-            let word = flags as i32 | (kind as i32) << 8 | (args.len() as i32) << 16;
-            frame.put_i32_pair(at, index as i32, state as i32);
-            frame.put_i32_pair(at + 1, word, types);
-            queue.used += 2 + args.len();
-            queue.calls += 1;
-            queue.js = Some(js);
-            queue.db = db;
-            true
-        })
-    });
-    if queued {
-        QUEUED.with(|q| q.set(true));
-        step_frames::set_deliverer(deliver_at_step_end);
-    }
-    Ok(queued)
 }
 
-/// Whether a call of `runner` with `argc` arguments fits in the queue as it is.
-fn has_room(runner: &Rc<Runner>, argc: usize) -> bool {
-    QUEUE.with(|queue| {
-        let queue = queue.borrow();
-        queue.calls < MAX_CALLS
-            && queue.used + 2 + argc <= slots::QUEUE_SLOTS
-            && (queue.runners.len() < MAX_RUNNERS || queue.runners.iter().any(|r| Rc::ptr_eq(r, runner)))
+/// A call that did not fit (queued after a delivery when it then does) or may not be
+/// queued (the queue is delivered before it runs).
+#[cold]
+#[inline(never)]
+fn not_queued(call: &Call<'_>, pushed: Pushed) -> SResult<bool> {
+    deliver(call.js)?;
+    if let Pushed::Full = pushed {
+        if let Pushed::Queued(_) = push(call) {
+            return Ok(true);
+        }
+        deliver(call.js)?;
+    }
+    Ok(false)
+}
+
+fn push(call: &Call<'_>) -> Pushed {
+    if call.args.len() > MAX_ARGS || !step_frames::may_queue() {
+        return Pushed::Refused;
+    }
+    slots::with_shared(|frame| match frame {
+        Some(frame) => QUEUE.with(|queue| queue.push(frame, call)),
+        None => Pushed::Refused,
     })
+}
+
+impl Queue {
+    fn push(&self, frame: &ResultSlots, call: &Call<'_>) -> Pushed {
+        let (used, calls) = (self.used.get(), self.calls.get());
+        let argc = call.args.len();
+        if calls >= MAX_CALLS || used + 2 + argc > slots::QUEUE_SLOTS {
+            return Pushed::Full;
+        }
+        let count = self.runner_count.get();
+        let index = {
+            let runners = self.runners.borrow();
+            runners[..count]
+                .iter()
+                .position(|r| r.as_ref().is_some_and(|r| Rc::ptr_eq(r, call.runner)))
+        };
+        let index = match index {
+            Some(index) => index,
+            None if count < MAX_RUNNERS => count,
+            None => return Pushed::Full,
+        };
+        let at = slots::QUEUE + used;
+        let mut types = 0;
+        for (i, arg) in call.args.iter().enumerate() {
+            let slot = at + 2 + i;
+            let t = match arg.get() {
+                ValueRef::Integer(n) if call.safe_ints => {
+                    frame.put_i64(slot, n);
+                    INT64
+                }
+                ValueRef::Integer(n) => match i32::try_from(n) {
+                    Ok(small) => {
+                        frame.put_i32(slot, small);
+                        INT32
+                    }
+                    Err(_) => {
+                        frame.put(slot, n as f64);
+                        DOUBLE
+                    }
+                },
+                ValueRef::Real(x) => {
+                    frame.put(slot, x);
+                    DOUBLE
+                }
+                ValueRef::Null => NULL,
+                // What was written past the queue's end is not read.
+                ValueRef::Text(_) | ValueRef::Blob(_) => return Pushed::Refused,
+            };
+            types |= t << (2 * i);
+        }
+        if index == count {
+            let mut runners = self.runners.borrow_mut();
+            if !runners[index].as_ref().is_some_and(|r| Rc::ptr_eq(r, call.runner)) {
+                runners[index] = Some(Rc::clone(call.runner));
+            }
+            self.runner_count.set(count + 1);
+        }
+        let word = call.flags as i32 | (call.kind as i32) << 8 | (argc as i32) << 16;
+        frame.put_i32_pair(at, index as i32, call.state as i32);
+        frame.put_i32_pair(at + 1, word, types);
+        let calls = calls + 1;
+        frame.put_i32(slots::QUEUE_LEN, calls);
+        self.used.set(used + 2 + argc);
+        self.calls.set(calls);
+        self.js.set(Some(call.js));
+        self.db.set(call.db);
+        self.queued.set(true);
+        if !self.told.replace(true) {
+            step_frames::set_deliverer(deliver_at_step_end);
+        }
+        Pushed::Queued(calls)
+    }
 }
 
 /// Delivers the queued calls, if any, before JS runs for anything else.
 #[inline]
 pub fn deliver(js: Napi) -> SResult<()> {
-    if QUEUED.with(|q| q.get()) {
+    if QUEUE.with(|queue| queue.queued.get()) {
         run_queue(js)?;
     }
     Ok(())
@@ -182,15 +290,40 @@ pub enum WithValue {
 /// Queues the value call of `runner` and delivers the queue with it; an error when a
 /// queued call before it threw (the value call was dropped).
 pub fn deliver_with_value(js: Napi, db: u32, runner: &Rc<Runner>, state: u32, flags: u32) -> SResult<WithValue> {
-    if !QUEUED.with(|q| q.get()) {
-        return Ok(WithValue::NotQueued);
-    }
-    if !has_room(runner, 0) || !try_queue(js, db, runner, Kind::Value, state, flags, &[], false)? {
-        deliver(js)?;
-        return Ok(WithValue::NotQueued);
-    }
-    let calls = QUEUE.with(|queue| queue.borrow().calls);
-    match run_queue(js) {
+    let call = Call {
+        js,
+        db,
+        runner,
+        kind: Kind::Value,
+        state,
+        flags,
+        args: &[],
+        safe_ints: false,
+    };
+    // One access to the queue for the call and the delivery. The step need not be one that
+    // queues (`step_frames::may_queue`): this call is not left for later, it runs now,
+    // after the calls queued before it, as it would after their delivery.
+    let taken = slots::with_shared(|frame| {
+        let frame = frame?;
+        QUEUE.with(|queue| {
+            if !queue.queued.get() {
+                return None;
+            }
+            Some(match queue.push(frame, &call) {
+                Pushed::Queued(calls) => Some((calls, queue.take())),
+                Pushed::Full | Pushed::Refused => None,
+            })
+        })
+    });
+    let (calls, taken) = match taken {
+        None => return Ok(WithValue::NotQueued),
+        Some(None) => {
+            deliver(js)?;
+            return Ok(WithValue::NotQueued);
+        }
+        Some(Some(taken)) => taken,
+    };
+    match run_taken(js, taken) {
         Ok(Some(value)) => Ok(WithValue::Value(value)),
         Ok(None) => Ok(WithValue::NotQueued),
         // `deliver` leaves the index of the call that threw in QUEUE_LEN.
@@ -206,14 +339,37 @@ fn failed_at() -> i32 {
 
 /// The step's last delivery (`step_frames::StepFrame::finish`).
 fn deliver_at_step_end() -> bool {
-    let Some(js) = QUEUE.with(|queue| queue.borrow().js) else {
+    let Some(js) = QUEUE.with(|queue| queue.js.get()) else {
         return true;
     };
-    match deliver(js) {
+    let delivered = match deliver(js) {
         Ok(()) => true,
         Err(error) => {
             report(js, error);
             false
+        }
+    };
+    // The registrations kept for the step's deliveries are let go with it.
+    let left = QUEUE.with(|queue| std::mem::replace(&mut *queue.runners.borrow_mut(), [NO_RUNNER; MAX_RUNNERS]));
+    drop(left);
+    delivered
+}
+
+/// What a delivery takes from the queue, which is empty again before any JS runs.
+struct Taken {
+    db: u32,
+    calls: i32,
+    count: usize,
+}
+
+impl Queue {
+    fn take(&self) -> Taken {
+        self.queued.set(false);
+        self.used.set(0);
+        Taken {
+            db: self.db.get(),
+            calls: self.calls.replace(0),
+            count: self.runner_count.replace(0),
         }
     }
 }
@@ -221,32 +377,40 @@ fn deliver_at_step_end() -> bool {
 /// Runs every queued call in JS, in order: the result of the last when it is a value
 /// call. A throw drops the calls after it and fails the step that queued them.
 fn run_queue(js: Napi) -> SResult<Option<Framed>> {
-    QUEUED.with(|q| q.set(false));
-    let (db, calls, runners) = QUEUE.with(|queue| {
-        let mut queue = queue.borrow_mut();
-        queue.used = 0;
-        let calls = std::mem::take(&mut queue.calls);
-        (queue.db, calls, std::mem::take(&mut queue.runners))
-    });
-    if calls == 0 {
+    run_taken(js, QUEUE.with(Queue::take))
+}
+
+fn run_taken(js: Napi, taken: Taken) -> SResult<Option<Framed>> {
+    if taken.calls == 0 {
         return Ok(None);
     }
-    let delivered = call_deliver(js, db, calls, &runners);
+    let delivered = call_deliver(js, taken.db, taken.count);
     if delivered.is_err() {
         step_frames::delivery_failed();
     }
     delivered.map(Some)
 }
 
-fn call_deliver(js: Napi, db: u32, calls: i32, runners: &[Rc<Runner>]) -> SResult<Framed> {
-    slots::with_shared(|frame| frame.map(|frame| frame.put_i32(slots::QUEUE_LEN, calls)));
-    let (_scope, _running) = js.callback_scope(db)?;
-    let mut argv: SmallVec<[_; MAX_RUNNERS]> = SmallVec::new();
-    for runner in runners {
-        argv.push(runner.run.get(js)?);
-    }
-    let deliver = runners[0].deliver.get(js)?;
-    let value = js.call(deliver, js.undefined()?, &argv)?;
+/// Calls `deliver` with the `run` of the first `count` runners.
+fn call_deliver(js: Napi, db: u32, count: usize) -> SResult<Framed> {
+    let (scope, _running) = js.callback_scope(db)?;
+    let epoch = scope.epoch();
+    let (deliver, undefined, argv) = QUEUE.with(|queue| {
+        let runners = queue.runners.borrow();
+        let mut runners = runners[..count].iter().flatten();
+        let Some(first) = runners.next() else {
+            return Err(StoreError::error(
+                "triflux-native-store: queued calls without their function",
+            ));
+        };
+        let [deliver, run, undefined] = first.values(js, epoch)?;
+        let mut argv: [Raw; MAX_RUNNERS] = [run, undefined, undefined, undefined];
+        for (slot, runner) in argv.iter_mut().skip(1).zip(runners) {
+            *slot = runner.values(js, epoch)?[1];
+        }
+        Ok((deliver, undefined, argv))
+    })?;
+    let value = js.call(deliver, undefined, &argv[..count])?;
     let number = slots::with_shared(|frame| {
         frame
             .filter(|frame| frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0)
