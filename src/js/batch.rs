@@ -186,11 +186,19 @@ fn not_queued(call: &Call<'_>, pushed: Pushed) -> SResult<bool> {
 }
 
 fn push(call: &Call<'_>) -> Pushed {
-    if call.args.len() > MAX_ARGS || !step_frames::may_queue() {
+    if call.args.len() > MAX_ARGS {
         return Pushed::Refused;
     }
     slots::with_shared(|frame| match frame {
-        Some(frame) => QUEUE.with(|queue| queue.push(frame, call)),
+        Some(frame) => QUEUE.with(|queue| {
+            // Calls held in the queue prove that this is the step that queued them, run
+            // with no JS since: every callback that runs JS, and the step's end, deliver
+            // them first. Only an empty queue needs asking.
+            if !queue.queued.get() && !step_frames::may_queue() {
+                return Pushed::Refused;
+            }
+            queue.push(frame, call)
+        }),
         None => Pushed::Refused,
     })
 }
