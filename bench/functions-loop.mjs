@@ -1,9 +1,10 @@
 // One user-callback query in a loop, on this package or on better-sqlite3, for profiling
 // what a callback call costs (perf, callgrind): `scalar` runs SELECT sum(f(x)),
-// `aggregate` a JS aggregate and `window` a JS window aggregate (10-row frame, inverse),
-// each over a 100,000-row table, 60 times (`window` 10 times).
+// `aggregate` a JS aggregate, `window` a JS window aggregate (10-row frame, inverse) and
+// `rows` reads every row of f(x) with all(), each over a 100,000-row table, 60 times
+// (`window` and `rows` 10 times).
 //
-//   node bench/functions-loop.mjs [scalar|aggregate|window] [--baseline]
+//   node bench/functions-loop.mjs [scalar|aggregate|window|rows] [--baseline]
 
 import { createRequire } from 'node:module';
 
@@ -14,6 +15,7 @@ const QUERIES = {
   scalar: ['SELECT sum(plus_one(x)) FROM t', 60],
   aggregate: ['SELECT total(x) FROM t', 60],
   window: ['SELECT sum(m) FROM (SELECT moving(x) OVER (ORDER BY id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) AS m FROM t)', 10],
+  rows: ['SELECT plus_one(x) AS y FROM t', 10],
 };
 const kind = process.argv[2] in QUERIES ? process.argv[2] : 'scalar';
 const Database = process.argv.includes('--baseline') ? loadReference() : require('../lib/database.cjs').Database;
@@ -26,7 +28,8 @@ db.aggregate('total', { start: 0, step: (total, x) => total + x });
 db.aggregate('moving', { start: 0, step: (total, x) => total + x, inverse: (total, x) => total - x });
 const [sql, times] = QUERIES[kind];
 const stmt = db.prepare(sql).pluck();
+const run = kind === 'rows' ? () => stmt.all().length : () => stmt.get();
 let last;
-for (let i = 0; i < times; i++) last = stmt.get();
+for (let i = 0; i < times; i++) last = run();
 console.log(`${kind}: ${last}`);
 db.close();
