@@ -210,29 +210,7 @@ pub fn call_numbers(js: Napi, values: &CallValues, args: &[SqlValue], safe_ints:
         let frame = frame?;
         let mut argv = [values.null; FEW];
         for (i, (slot, arg)) in argv.iter_mut().zip(args).enumerate() {
-            let at = slots::CALL_ARGS + i;
-            *slot = match arg.get() {
-                ValueRef::Null => values.null,
-                ValueRef::Integer(n) if safe_ints => {
-                    frame.put_i64(at, n);
-                    values.yes
-                }
-                ValueRef::Integer(n) => match i32::try_from(n) {
-                    Ok(small) => {
-                        frame.put_i32(at, small);
-                        values.no
-                    }
-                    Err(_) => {
-                        frame.put(at, n as f64);
-                        values.undefined
-                    }
-                },
-                ValueRef::Real(x) => {
-                    frame.put(at, x);
-                    values.undefined
-                }
-                ValueRef::Text(_) | ValueRef::Blob(_) => return None,
-            };
+            *slot = framed_number(frame, values, slots::CALL_ARGS + i, arg.get(), safe_ints)?;
         }
         Some(
             js.call(values.func, values.undefined, &argv[..args.len()])
@@ -274,29 +252,44 @@ fn write_state(js: Napi, frame: Option<&ResultSlots>, state: Option<(u32, u32)>)
 /// marker the trampoline reads it by, or as a JS value.
 #[inline]
 fn framed_arg(js: Napi, frame: &ResultSlots, call: &FrameCall<'_>, i: usize, arg: &SqlValue) -> SResult<Raw> {
-    let slot = slots::CALL_ARGS + i;
-    let values = call.values;
-    Ok(match arg.get() {
+    let value = arg.get();
+    match framed_number(frame, call.values, slots::CALL_ARGS + i, value, call.safe_ints) {
+        Some(marker) => Ok(marker),
+        None => value_js(js, value, call.safe_ints),
+    }
+}
+
+/// An INTEGER, REAL or NULL argument written to frame slot `at` (one that exists), as
+/// the marker the trampoline reads it by; None for TEXT and BLOB, which travel as JS values.
+#[inline]
+fn framed_number(
+    frame: &ResultSlots,
+    values: &CallValues,
+    at: usize,
+    value: ValueRef<'_>,
+    safe_ints: bool,
+) -> Option<Raw> {
+    Some(match value {
         ValueRef::Null => values.null,
-        ValueRef::Integer(n) if call.safe_ints => {
-            frame.put_i64(slot, n);
+        ValueRef::Integer(n) if safe_ints => {
+            frame.put_i64(at, n);
             values.yes
         }
         ValueRef::Integer(n) => match i32::try_from(n) {
             Ok(small) => {
-                frame.put_i32(slot, small);
+                frame.put_i32(at, small);
                 values.no
             }
             Err(_) => {
-                frame.put(slot, n as f64);
+                frame.put(at, n as f64);
                 values.undefined
             }
         },
         ValueRef::Real(x) => {
-            frame.put(slot, x);
+            frame.put(at, x);
             values.undefined
         }
-        value => value_js(js, value, call.safe_ints)?,
+        ValueRef::Text(_) | ValueRef::Blob(_) => return None,
     })
 }
 
