@@ -21,7 +21,7 @@ use rusqlite::types::ValueRef;
 
 use crate::error::{SResult, StoreError};
 use crate::js::callbacks::{report, Framed};
-use crate::js::napi::{JsRef, Napi, Raw, ResultSlots};
+use crate::js::napi::{JsRef, Napi, Raw, ResultSlots, ScopeCache};
 use crate::js::slots;
 use crate::sqlite::raw::functions::SqlValue;
 use crate::sqlite::step_frames;
@@ -31,8 +31,8 @@ use crate::sqlite::step_frames;
 pub struct Runner {
     deliver: JsRef,
     run: JsRef,
-    /// `deliver`, `run` and `undefined` as values of the shared handle scope of this epoch.
-    saved: Cell<Option<(u64, [Raw; 3])>>,
+    /// `deliver`, `run` and `undefined` as values of the current shared handle scope.
+    saved: ScopeCache<[Raw; 3]>,
 }
 
 impl Runner {
@@ -40,27 +40,16 @@ impl Runner {
         Runner {
             deliver,
             run,
-            saved: Cell::new(None),
+            saved: ScopeCache::default(),
         }
     }
 
     /// `[deliver, run, undefined]`, read once per shared scope (`epoch`).
     #[inline]
     fn values(&self, js: Napi, epoch: Option<u64>) -> SResult<[Raw; 3]> {
-        match (epoch, self.saved.get()) {
-            (Some(now), Some((then, values))) if now == then => Ok(values),
-            _ => self.read_values(js, epoch),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn read_values(&self, js: Napi, epoch: Option<u64>) -> SResult<[Raw; 3]> {
-        let values = [self.deliver.get(js)?, self.run.get(js)?, js.undefined()?];
-        if let Some(now) = epoch {
-            self.saved.set(Some((now, values)));
-        }
-        Ok(values)
+        self.saved.get_or(epoch, || {
+            Ok([self.deliver.get(js)?, self.run.get(js)?, js.undefined()?])
+        })
     }
 }
 

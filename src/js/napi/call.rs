@@ -174,35 +174,45 @@ impl CallValues {
     }
 }
 
-/// [`CallValues`] saved for the callbacks that share a scope with the one that made them:
-/// reading a reference and four constants once per batch instead of once per callback.
-pub struct ScopeCache {
-    saved: Cell<(u64, Option<CallValues>)>,
+/// JS values saved for the callbacks that share a scope with the one that made them
+/// (by default [`CallValues`]): reading a reference and the constants once per batch
+/// instead of once per callback.
+pub struct ScopeCache<T: Copy = CallValues> {
+    saved: Cell<Option<(u64, T)>>,
 }
 
-impl Default for ScopeCache {
+impl<T: Copy> Default for ScopeCache<T> {
     fn default() -> Self {
-        // Epoch 0 is never a shared scope's.
-        ScopeCache {
-            saved: Cell::new((0, None)),
+        ScopeCache { saved: Cell::new(None) }
+    }
+}
+
+impl<T: Copy> ScopeCache<T> {
+    /// The values saved for the shared scope of `epoch`, else `make`'s (saved when there
+    /// is such a scope; a callback's own scope has no epoch).
+    #[inline]
+    pub fn get_or(&self, epoch: Option<u64>, make: impl FnOnce() -> SResult<T>) -> SResult<T> {
+        match (epoch, self.saved.get()) {
+            (Some(now), Some((then, values))) if now == then => Ok(values),
+            _ => self.refill(epoch, make),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refill(&self, epoch: Option<u64>, make: impl FnOnce() -> SResult<T>) -> SResult<T> {
+        let values = make()?;
+        if let Some(now) = epoch {
+            self.saved.set(Some((now, values)));
+        }
+        Ok(values)
     }
 }
 
 impl ScopeCache {
     /// The function `f` refers to and the constants, saved while `scope` is shared.
     pub fn get(&self, js: Napi, scope: &CallbackScope, f: &JsRef) -> SResult<CallValues> {
-        let now = scope.epoch();
-        if let (epoch, Some(values)) = self.saved.get() {
-            if now == Some(epoch) {
-                return Ok(values);
-            }
-        }
-        let values = CallValues::new(js, f)?;
-        if let Some(now) = now {
-            self.saved.set((now, Some(values)));
-        }
-        Ok(values)
+        self.get_or(scope.epoch(), || CallValues::new(js, f))
     }
 }
 
