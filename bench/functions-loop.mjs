@@ -2,9 +2,10 @@
 // what a callback call costs (perf, callgrind): `scalar` runs SELECT sum(f(x)),
 // `aggregate` a JS aggregate, `window` a JS window aggregate (10-row frame, inverse) and
 // `rows` reads every row of f(x) with all(), each over a 100,000-row table, 60 times
-// (`window` and `rows` 10 times).
+// (`window` and `rows` 10 times), or `--times N` times (0: only the set-up, whose count a
+// profile of N runs then subtracts).
 //
-//   node bench/functions-loop.mjs [scalar|aggregate|window|rows] [--baseline]
+//   node bench/functions-loop.mjs [scalar|aggregate|window|rows] [--baseline] [--times N]
 
 import { createRequire } from 'node:module';
 
@@ -26,7 +27,9 @@ db.prepare('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE
 db.function('plus_one', (x) => x + 1);
 db.aggregate('total', { start: 0, step: (total, x) => total + x });
 db.aggregate('moving', { start: 0, step: (total, x) => total + x, inverse: (total, x) => total - x });
-const [sql, times] = QUERIES[kind];
+const [sql, usualTimes] = QUERIES[kind];
+const timesAt = process.argv.indexOf('--times');
+const times = timesAt > 0 ? Number(process.argv[timesAt + 1]) : usualTimes;
 const stmt = db.prepare(sql).pluck();
 const run = kind === 'rows' ? () => stmt.all().length : () => stmt.get();
 let last;
