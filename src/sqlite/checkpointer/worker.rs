@@ -439,6 +439,7 @@ impl Worker {
     /// threads let go of their pins when they try a restart, or are idle).
     fn restart_after_readers(&mut self, shared: &Shared) -> SResult<i64> {
         self.unpin(shared);
+        self.mark_newest();
         let (_, log, _) = self.checkpoint("NOOP")?;
         // After a try that readers outlasted, the next one waits twice as long (within
         // WAITS): a try that gives up stopped the writes for nothing. Not with other
@@ -482,6 +483,23 @@ impl Worker {
         shared.status().restarts += 1;
         self.retry_at = None;
         Ok(log)
+    }
+
+    /// Begins and ends a read on a free pin connection, just before a RESTART checkpoint.
+    /// A read that finds no read mark at the WAL's last frame moves the first one it can
+    /// lock there: while no reader holds it, read lock 1's, the mark checkpoints move
+    /// themselves. A RESTART that finds that mark behind waits to lock it, while a reader
+    /// that begins meanwhile may move it to the last frame itself and the readers after it
+    /// share it: with snapshots that overlap, it may not come free before the RESTART
+    /// gives up. With the mark already at the last frame, the RESTART does not wait for it.
+    fn mark_newest(&self) {
+        let pin = &self.pins[0];
+        let began = pin.execute_batch("BEGIN").is_ok()
+            && pin
+                .query_row("SELECT 1 FROM sqlite_schema LIMIT 1", [], |_| Ok(()))
+                .optional()
+                .is_ok();
+        let _ = pin.execute_batch(if began { "COMMIT" } else { "ROLLBACK" });
     }
 
     /// At the start: a WAL that is empty or copied to its end (a file just opened) gets
