@@ -17,6 +17,14 @@ const walSize = (path) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).s
 const log = (store, i) => store.auditLog({ type: 'event', from: 'a', to: `agent-${i % 9}`, topic: 't', payload: { i, note: 'writes test' } });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Another process holding read snapshots on `path` in turn, each for `hold` ms (wal-reader.mjs), once its first is open. */
+async function startReader(t, path, hold) {
+  const reader = spawn(process.execPath, [join(repoRoot, '__test__', 'fixtures', 'wal-reader.mjs'), path, String(hold)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.after(() => reader.exitCode === null && reader.kill());
+  await new Promise((resolve) => createInterface({ input: reader.stdout }).once('line', resolve));
+  return reader;
+}
+
 async function until(what, check, ms = 5000) {
   for (const end = Date.now() + ms; !check(); ) {
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
@@ -115,9 +123,7 @@ test('restarts while another process holds read snapshots in turn: still no sync
   const dir = tempDir(t);
   const path = join(dir, 'hub.db');
   createStore(path).close();
-  const reader = spawn(process.execPath, [join(repoRoot, '__test__', 'fixtures', 'wal-reader.mjs'), path, '8'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  t.after(() => reader.exitCode === null && reader.kill());
-  await new Promise((resolve) => createInterface({ input: reader.stdout }).once('line', resolve));
+  const reader = await startReader(t, path, 8);
   // A 1 MiB journal_size_limit restarts the WAL every ~75 writes: each restart waits for
   // the reader's snapshots and then commits the WAL's first frame, the moment in which a
   // write of the store's connection would restart the WAL itself. 2,000 writes a second,
@@ -155,9 +161,7 @@ test('the WAL stays under its bound while another process holds read snapshots i
   const store = createStore(path);
   t.after(() => store.close());
   log(store, 0);
-  const reader = spawn(process.execPath, [join(repoRoot, '__test__', 'fixtures', 'wal-reader.mjs'), path, '30'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  t.after(() => reader.exitCode === null && reader.kill());
-  await new Promise((resolve) => createInterface({ input: reader.stdout }).once('line', resolve));
+  const reader = await startReader(t, path, 30);
   let peak = 0;
   // ~90 MiB of WAL frames, several times what the checkpointer lets the WAL hold, at a
   // busy hub's pace (3,000 writes a second).
@@ -181,9 +185,7 @@ test("restarts complete while another process's snapshots overlap: they wait for
   const store = createStore(path);
   t.after(() => store.close());
   log(store, 0);
-  const reader = spawn(process.execPath, [join(repoRoot, '__test__', 'fixtures', 'wal-reader.mjs'), path, '40'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  t.after(() => reader.exitCode === null && reader.kill());
-  await new Promise((resolve) => createInterface({ input: reader.stdout }).once('line', resolve));
+  const reader = await startReader(t, path, 40);
   // ~90 MiB of WAL at 2,000 writes a second: several restarts, each against open snapshots.
   const pause = new Int32Array(new SharedArrayBuffer(4));
   const t0 = performance.now();
