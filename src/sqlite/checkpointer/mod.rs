@@ -45,6 +45,7 @@ use super::raw::{self, RestartGate, WalHook, WalListener};
 use crate::error::{SResult, StoreError};
 use worker::Worker;
 
+mod side;
 mod worker;
 
 /// The WAL size (bytes of frames) from which the thread restarts the WAL.

@@ -1,15 +1,15 @@
 //! The checkpoint thread: its connections, its rounds, restarts and pins (see the
 //! parent module for the design).
 
-use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::Connection;
 
+use super::side::{begin_read, on_busy, open_side, BUSY_LIMIT, BUSY_SINCE};
 use super::{
-    Shared, BOUND, BUSY_POLL, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, FULL_AT, IDLE, READERS_SEEN,
+    Shared, BOUND, CATCH_UP_PASSES, CATCH_UP_TAIL, FAILURE_RETRY, FRAME_HEADER, FULL_AT, IDLE, READERS_SEEN,
     REPORT_EVERY, RESTART_AT, RETRY, SIDE_BUSY, TICK, WAITS,
 };
 use crate::error::{SResult, StoreError};
@@ -51,41 +51,6 @@ pub(super) struct Worker {
     /// A restart that did not complete: try again after [`RETRY`].
     retry_at: Option<Instant>,
     last_report: Option<Instant>,
-}
-
-fn open_side(path: &str) -> SResult<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags)?;
-    // Small caches: the thread reads page 1 and the WAL's frames, nothing else.
-    conn.execute_batch("PRAGMA cache_size = -64")?;
-    conn.busy_timeout(SIDE_BUSY)?;
-    Ok(conn)
-}
-
-thread_local! {
-    /// The checkpoint connection's busy handler: how long it waits in all (a checkpoint's
-    /// waits for the write lock and for readers add up), and since when.
-    static BUSY_LIMIT: Cell<Duration> = const { Cell::new(SIDE_BUSY) };
-    static BUSY_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
-}
-
-/// Polls every [`BUSY_POLL`] within [`BUSY_LIMIT`], so that a restart waiting for
-/// readers (the writes wait with it) ends as soon as they let go, rather than at the
-/// next of SQLite's default busy handler's growing sleeps (up to 100 ms apart).
-fn on_busy(_count: i32) -> bool {
-    let now = Instant::now();
-    let since = BUSY_SINCE.with(|s| {
-        let since = s.get().unwrap_or(now);
-        s.set(Some(since));
-        since
-    });
-    let waited = now - since;
-    let limit = BUSY_LIMIT.with(Cell::get);
-    if waited >= limit {
-        return false;
-    }
-    std::thread::sleep(BUSY_POLL.min(limit - waited));
-    true
 }
 
 impl Worker {
@@ -493,13 +458,9 @@ impl Worker {
     /// share it: with snapshots that overlap, it may not come free before the RESTART
     /// gives up. With the mark already at the last frame, the RESTART does not wait for it.
     fn mark_newest(&self) {
-        let pin = &self.pins[0];
-        let began = pin.execute_batch("BEGIN").is_ok()
-            && pin
-                .query_row("SELECT 1 FROM sqlite_schema LIMIT 1", [], |_| Ok(()))
-                .optional()
-                .is_ok();
-        let _ = pin.execute_batch(if began { "COMMIT" } else { "ROLLBACK" });
+        if begin_read(&self.pins[0]) {
+            let _ = self.pins[0].execute_batch("COMMIT");
+        }
     }
 
     /// At the start: a WAL that is empty or copied to its end (a file just opened) gets
@@ -535,14 +496,7 @@ impl Worker {
     /// Opens a read transaction on the free pin connection, then ends the other one's.
     fn pin(&mut self, shared: &Shared) {
         let next = self.pinned.map_or(0, |i| 1 - i);
-        let pin = &self.pins[next];
-        let began = pin.execute_batch("BEGIN").is_ok()
-            && pin
-                .query_row("SELECT 1 FROM sqlite_schema LIMIT 1", [], |_| Ok(()))
-                .optional()
-                .is_ok();
-        if !began {
-            let _ = pin.execute_batch("ROLLBACK");
+        if !begin_read(&self.pins[next]) {
             return;
         }
         if let Some(old) = self.pinned.replace(next) {
