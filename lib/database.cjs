@@ -8,22 +8,9 @@ const native = require('./native.cjs');
 const backupMethods = require('./backup.cjs');
 const { callbackMethods } = require('./database/functions.cjs');
 const { SqliteError } = require('./errors.cjs');
-const { rowOfValues, safeResult } = require('./cells.cjs');
 const { defaultSafeIntegers, setDefaultSafeIntegers } = require('./connection-state.cjs');
-const {
-  RowMode,
-  SAFE_INTEGERS,
-  TxKind,
-  decode,
-  decodeExpandedRow,
-  decodeExpandedRows,
-  decodeOptional,
-  decodeRow,
-  decodeRows,
-  rowOfValue,
-  slottedRow,
-  unpackStatement,
-} = require('./protocol.cjs');
+const { RowMode, SAFE_INTEGERS, TxKind, decode, unpackStatement } = require('./protocol.cjs');
+const { rowResult } = require('./rows.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
 
@@ -57,13 +44,10 @@ const SHARED_MAX = 256;
 
 /**
  * The numbers a statement call leaves beside its result, read right after it
- * (src/js/slots.rs): `lastInsertRowid` of run(), and the form of a FLAT get()'s row:
- * the shape of a one-column row returned as its value (>= 0), -1 for a row as JSON text,
- * `-2 - shape` for a row left in the slots (lib/protocol.cjs slottedRow).
+ * (src/js/slots.rs): `lastInsertRowid` of run() (a row's form is lib/rows.cjs's).
  */
 let slots = null;
 const LAST_ROWID = 0;
-const ROW_SHAPE = 1;
 /** The handle + 1 of the connection whose `verbose` logger is running, else 0. */
 const BUSY = 2;
 /** How many user callbacks are registered on this thread: when not 0, one may be running. */
@@ -163,25 +147,13 @@ class Statement {
   get(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const mode = this.#mode;
-    const out = native.facadeGet(this.#h, this.#id, mode, ...params);
-    if (mode === FLAT) {
-      const shape = slots[ROW_SHAPE];
-      if (shape >= 0) return rowOfValue(shape, out);
-      return shape === -1 ? decodeRow(out) : slottedRow(-2 - shape, slots, out);
-    }
-    if (mode >= SAFE) return safeResult(mode - SAFE, out, true);
-    return mode === EXPAND && out !== undefined ? decodeExpandedRow(out) : out;
+    return rowResult(native.facadeGet(this.#h, this.#id, this.#mode, ...params));
   }
 
   all(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const mode = this.#mode;
-    const out = native.facadeAll(this.#h, this.#id, mode, ...params);
-    if (mode === FLAT) return decodeRows(out);
-    if (mode >= SAFE) return safeResult(mode - SAFE, out, false);
-    return mode === EXPAND ? decodeExpandedRows(out) : decode(out);
+    return native.facadeAll(this.#h, this.#id, this.#mode, ...params);
   }
 
   iterate(...params) {
@@ -190,8 +162,7 @@ class Statement {
     this.#ownStatement();
     const h = this.#h;
     const id = this.#id;
-    const mode = this.#mode & BASE_MODE;
-    const safe = this.#mode >= SAFE;
+    const mode = this.#mode;
     native.facadeIterStart(h, id, params);
     this.#locked = true;
     let alive = true;
@@ -208,18 +179,17 @@ class Statement {
         if (!alive) return done();
         let out;
         try {
-          out = safe ? native.facadeIterNextSafe(h, id, mode) : native.facadeIterNext(h, id, mode);
+          out = native.facadeIterNext(h, id, mode);
         } catch (error) {
           end();
           throw error;
         }
-        // The end: '' for a row as JSON text, undefined for a safe-integer row (a value, '' too).
-        if (safe ? out === undefined : out === '') {
+        // No row value is undefined: that is the end.
+        if (out === undefined) {
           end();
           return done();
         }
-        if (!safe) return { value: rowOf(mode, out), done: false };
-        return { value: mode === FLAT ? rowOfValues(out) : out, done: false };
+        return { value: rowResult(out), done: false };
       },
       return() {
         if (alive) {
@@ -281,13 +251,6 @@ class Statement {
     return this;
   }
 
-}
-
-/** An iterator's row from its text (src/facade/rows.rs `write_row`). */
-function rowOf(mode, text) {
-  if (mode === FLAT) return decodeRow(text);
-  if (mode === EXPAND) return decodeExpandedRow(text);
-  return decode(text);
 }
 
 /** Iterators returned by `stmt.iterate()` (better-sqlite3 calls the class StatementIterator). */
@@ -418,13 +381,8 @@ Object.assign(Database.prototype, {
     if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
     const simple = getBooleanOption(options, 'simple');
     const n = this[kNative];
-    if (defaultSafeIntegers(n)) {
-      // better-sqlite3 runs it as a statement, which takes the database's default.
-      const out = native.facadePragmaSafe(n.handle, `PRAGMA ${source}`, simple);
-      return safeResult(simple ? PLUCK : FLAT, out, simple);
-    }
-    const text = native.facadePragma(n.handle, `PRAGMA ${source}`, simple);
-    return simple ? decodeOptional(text) : decodeRows(text);
+    // better-sqlite3 runs it as a statement, which takes the database's safe-integer default.
+    return native.facadePragma(n.handle, `PRAGMA ${source}`, simple, defaultSafeIntegers(n));
   },
 
   transaction(fn) {

@@ -2,7 +2,6 @@
 // Assign jobs and their status listeners.
 
 const native = require('../native.cjs');
-const { decodeRows } = require('../protocol.cjs');
 const { DEFAULT_ASSIGN_TIMEOUT_MS, DEFAULT_ASSIGN_TTL_MS, clampDurationMs, clampMaxMessages, clampPriority } = require('./limits.cjs');
 const { atomic, elementFlags } = require('./statements.cjs');
 
@@ -189,7 +188,7 @@ function assignMethods({ S, n, store, uuidv7 }) {
       const activeBefore = Number.isFinite(Number(active_before_ms));
       if (activeBefore) values.push(Math.trunc(Number(active_before_ms)));
       values.push(clampMaxMessages(limit, 50));
-      return decodeRows(native.storeListAssigns(n.handle, columns, statusMarks, activeBefore, values));
+      return native.storeListAssigns(n.handle, columns, statusMarks, activeBefore, values);
     },
 
     retryAssign(jobId, patch = {}) {

@@ -3,7 +3,6 @@
 // confidence learnt from hits.
 
 const native = require('../native.cjs');
-const { decodeRows } = require('../protocol.cjs');
 const { recalcConfidence } = require('./limits.cjs');
 const { atomic } = require('./statements.cjs');
 
@@ -69,9 +68,9 @@ function reflexionMethods({ S, n, store, uuidv7 }) {
         if (rows.length) return rows;
         return S.findReflexionLike.all(likePattern(errorPattern));
       }
-      const rows = decodeRows(native.storeFindReflexion(n.handle, false, ctxKeys, [errorPattern, ...ctxVals]));
+      const rows = native.storeFindReflexion(n.handle, false, ctxKeys, [errorPattern, ...ctxVals]);
       if (rows.length) return rows;
-      return decodeRows(native.storeFindReflexion(n.handle, true, ctxKeys, [likePattern(errorPattern), ...ctxVals]));
+      return native.storeFindReflexion(n.handle, true, ctxKeys, [likePattern(errorPattern), ...ctxVals]);
     },
 
     updateReflexionHit(id, success = false) {

@@ -3,7 +3,7 @@
 // and compare-and-set, with candidates and the restart recovery.
 
 const native = require('../native.cjs');
-const { TxKind, decodeRows } = require('../protocol.cjs');
+const { TxKind } = require('../protocol.cjs');
 const { ROLE_REACHABILITY_STATES, decodeRoleKey } = require('./role-key.cjs');
 const { atomic, elementFlags, transaction } = require('./statements.cjs');
 
@@ -220,7 +220,7 @@ function roleMethods({ S, n, uuidv7, schema }) {
           params[`state_${index}`] = state;
         });
       }
-      return decodeRows(native.storeListRoleKeys(n.handle, columns, states, params)).map((row) => row.role_key_wire);
+      return native.storeListRoleKeys(n.handle, columns, states, params).map((row) => row.role_key_wire);
     },
 
     listRolesWithExpiredHolder(now) {

@@ -5,7 +5,8 @@
 // shape the original's parse*Row helpers gave them (stored `*_json` columns parsed).
 
 const native = require('../native.cjs');
-const { TxKind, decodeRow, decodeRows } = require('../protocol.cjs');
+const { TxKind } = require('../protocol.cjs');
+const { rowResult } = require('../rows.cjs');
 
 /**
  * The named statements of connection `handle`, as the store of schema `version` has
@@ -29,8 +30,8 @@ function namedStatement(handle, id, keys) {
   const all = namedCall(native.storeAll, handle, id, keys);
   return {
     run: (row) => ({ changes: run(row) }),
-    get: (row) => decodeRow(get(row)),
-    all: (row) => decodeRows(all(row)),
+    get: (row) => rowResult(get(row)),
+    all,
   };
 }
 
@@ -52,8 +53,8 @@ function namedCall(call, handle, id, keys) {
 function positionalStatement(handle, id) {
   return {
     run: (...params) => ({ changes: native.storeRun(handle, id, ...params) }),
-    get: (...params) => decodeRow(native.storeGet(handle, id, ...params)),
-    all: (...params) => decodeRows(native.storeAll(handle, id, ...params)),
+    get: (...params) => rowResult(native.storeGet(handle, id, ...params)),
+    all: (...params) => native.storeAll(handle, id, ...params),
   };
 }
 

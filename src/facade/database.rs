@@ -4,17 +4,15 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use rusqlite::ffi;
 
-use crate::js::json_out::JsonOut;
+use crate::js::create::Made;
 use crate::js::protocol::{RowMode, TxKind};
+use crate::js::rows::{all_rows, first_row, Read};
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
-use crate::sqlite::raw;
 use crate::sqlite::transaction::{Behavior, Level, Tx};
 
 use super::prepare::{exec_script, prepare_one};
-use super::rows::{all_rows_json, write_row};
 use super::verbose::{log_stmt, log_text};
 use super::{no_iterators_unless_unsafe, statements};
 use crate::error::SResult;
@@ -43,28 +41,26 @@ pub fn facade_exec(env: Env, db: u32, source: JsVal) -> Result<()> {
     with_handle(&env, db, |core| exec_script(Napi::new(env.raw()), core, &source))
 }
 
-/// `db.pragma(source, { simple })`: JSON of `pluck().get()` ("" = undefined) or `all()`.
+/// `db.pragma(source, { simple })`: the first row's first value (undefined without a
+/// row), or every row as objects; `safe_integers` when the database's statements read
+/// INTEGER values as BigInt (better-sqlite3 runs the pragma as such a statement).
 #[napi]
-pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool) -> Result<String> {
+pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool, safe_integers: bool) -> Result<Made> {
+    let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
         let (mut stmt, _) = prepare_one(core, &source, true)?;
         // Busy while it runs: its logger, or a user function it calls, cannot use the connection.
         let _busy = statements(core)?;
-        log_stmt(Napi::new(env.raw()), core, &stmt)?;
+        log_stmt(js, core, &stmt)?;
+        let mut layout = None;
         if !simple {
-            return all_rows_json(&core.conn, &mut stmt, RowMode::Flat);
+            let read = Read::plain(RowMode::Flat, safe_integers);
+            return Ok(Made(all_rows(js, &core.conn, &mut stmt, &mut layout, read)?));
         }
-        match stmt.step() {
-            ffi::SQLITE_ROW => {
-                let mut out = JsonOut::new();
-                write_row(&mut out, &stmt, RowMode::Pluck);
-                Ok(out.finish())
-            }
-            ffi::SQLITE_DONE => Ok(String::new()),
-            _ => {
-                stmt.reset();
-                Err(raw::last_error(&core.conn))
-            }
+        let read = Read::plain(RowMode::Pluck, safe_integers);
+        match first_row(js, &core.conn, &mut stmt, &mut layout, read)? {
+            Some((value, _)) => Ok(Made(value)),
+            None => Ok(Made(js.undefined()?)),
         }
     })
 }

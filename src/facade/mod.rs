@@ -1,15 +1,11 @@
 //! The better-sqlite3-compatible `db` handle: statements prepared by JS callers on the
-//! store's own connection, kept prepared in Rust and addressed by id. Rows leave as JSON
-//! text (one `JSON.parse` in the glue) or, for `get()`, as JS values built directly.
+//! store's own connection, kept prepared in Rust and addressed by id. Rows leave through
+//! `js::rows`, in every row mode.
 //! The checks, their order and their messages follow better-sqlite3 12
 //! (`Statement::JS_*`, `Database::JS_exec`, `lib/methods/transaction.js`).
 //!
 //! - `prepare`: splitting SQL text into statements the way better-sqlite3 does.
-//! - `rows`: rows as JSON text; `js_rows`: rows and values as JS values; `slotted`: a
-//!   `get()` row of a few columns in the result slots.
-//! - `statement`: run/get/all/iterate/bind/columns.
-//! - `safe_rows`: get/all/iterate/pragma with safe integers (INTEGER as BigInt), rows
-//!   as cells in shared memory (`js::cells`) or built as JS values.
+//! - `statement`: run/get/all/iterate/bind; `columns`: `stmt.columns()`.
 //! - `database`: exec, pragma, transactions, finalisation.
 //! - `connection`: unsafe mode, the `verbose` logger, deserializing, extensions.
 //! - `verbose`: calling the logger before a statement runs.
@@ -19,20 +15,17 @@
 //! - `floor`: the benchmarks' floor (record, replay from Rust).
 
 mod backup;
+mod columns;
 mod connection;
 mod database;
 mod floor;
 mod functions;
-mod js_rows;
 mod prepare;
-mod rows;
-mod safe_rows;
-mod slotted;
 mod statement;
 mod tables;
 mod verbose;
 
-pub use statement::{facade_all, facade_get, facade_run};
+pub use statement::{facade_all, facade_get, facade_iter_next, facade_run};
 
 use std::cell::RefMut;
 
@@ -40,7 +33,6 @@ use crate::error::{SResult, StoreError};
 use crate::native_db::Core;
 use crate::sqlite::statements::StatementTable;
 
-use crate::js::protocol::RowMode;
 
 const BUSY: &str = "This database connection is busy executing a query";
 

@@ -8,23 +8,19 @@ use rusqlite::ffi;
 
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_into, args_of, bind_args_into, bind_raw, Arg, Args, BoundValues};
-use crate::js::json_out::JsonOut;
 use crate::js::napi::{Napi, Raw};
-use crate::js::protocol::{pack_statement, SAFE_INTEGERS};
-use crate::js::rows::{write_stepped_rows, RowLayout, RAW};
+use crate::js::protocol::{pack_statement, RowMode, SAFE_INTEGERS};
+use crate::js::rows::{all_rows, current_row, first_row, Read};
 use crate::js::slots;
 use crate::js::value::JsVal;
 use crate::native_db::{core_of, with_handle, Core};
 use crate::sqlite::raw;
 use crate::sqlite::statements::{HeldStmt, StatementTable};
 
-use super::js_rows::{row_js, value_js};
+use super::columns::columns_json;
 use super::prepare::prepare_one;
-use super::rows::{all_rows_json, columns_json, write_row};
-use super::safe_rows;
-use super::slotted::slotted_row;
 use super::verbose::log_stmt;
-use super::{no_iterators_unless_unsafe, statements, RowMode};
+use super::{no_iterators_unless_unsafe, statements};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
 fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
@@ -161,90 +157,41 @@ fn run_stmt(js: Napi, core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> 
     result
 }
 
-/// `stmt.get(...params)` as `facadeGet(db, id, mode, ...params)` (a variadic function): a
-/// plucked value as itself, a row as an array (RAW), as the JSON text of a row object
-/// (EXPAND), or for FLAT as a shaped row (`js::rows`: JS builds the object); `undefined`
-/// when there is no row. A FLAT row of one column comes back as its value alone, with
-/// its shape's number in the ROW_SHAPE result slot (`js::slots`): no JSON is written or
-/// parsed for the most common read; otherwise that slot holds -1 and the result is the
-/// shaped JSON text (`""` for no row). A mode with SAFE_INTEGERS goes to `safe_rows`.
+/// How a statement call's mode reads: better-sqlite3's row mode, plus [`SAFE_INTEGERS`]
+/// for INTEGER values as BigInt.
+pub(super) fn read_of(mode: u32) -> Read<'static> {
+    Read::plain(RowMode::from_wire(mode & !SAFE_INTEGERS), mode & SAFE_INTEGERS != 0)
+}
+
+/// A row or lone value for JS, its form (if JS wraps it) left in the ROW_FORM slot.
+fn row_out(js: Napi, row: Option<(Raw, Option<u32>)>) -> SResult<Raw> {
+    let (value, form) = match row {
+        Some(row) => row,
+        None => (js.undefined()?, None),
+    };
+    slots::set(js, slots::ROW_FORM, form.map_or(-1.0, f64::from))?;
+    Ok(value)
+}
+
+/// `stmt.get(...params)` as `facadeGet(db, id, mode, ...params)` (a variadic function):
+/// the first row in `mode` (`js::rows::one_row`: a row of one value as that value, its
+/// form in the ROW_FORM slot), or `undefined` when there is none.
 pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
-    if mode & SAFE_INTEGERS != 0 {
-        return safe_rows::get(js, db, id, RowMode::from_wire(mode & !SAFE_INTEGERS), params);
-    }
-    let mode = RowMode::from_wire(mode);
+    let read = read_of(mode);
     with_started(js, db, id, params, |core, held| {
-        if mode == RowMode::Flat {
-            return flat_row(js, &core.conn, held);
-        }
-        match held.stmt.step() {
-            ffi::SQLITE_ROW => {
-                let value = match mode {
-                    RowMode::Pluck => value_js(js, &held.stmt, 0),
-                    RowMode::Flat | RowMode::Raw => row_js(js, &held.stmt),
-                    RowMode::Expand => {
-                        let mut out = JsonOut::new();
-                        write_row(&mut out, &held.stmt, mode);
-                        js.string_utf8(out.finish().as_bytes())
-                    }
-                };
-                held.stmt.reset();
-                value
-            }
-            ffi::SQLITE_DONE => {
-                held.stmt.reset();
-                js.undefined()
-            }
-            _ => {
-                held.stmt.reset();
-                Err(raw::last_error(&core.conn))
-            }
-        }
+        let row = first_row(js, &core.conn, &mut held.stmt, &mut held.layout, read)?;
+        row_out(js, row)
     })
 }
 
-/// The FLAT row of a bound statement for `facade_get` (see there); resets it.
-fn flat_row(js: Napi, conn: &rusqlite::Connection, held: &mut HeldStmt) -> SResult<Raw> {
-    let status = held.stmt.step();
-    if status == ffi::SQLITE_ROW {
-        let reprepares = held.stmt.reprepares();
-        let shape = match held.row_shape {
-            Some((at, shape)) if at == reprepares => Some(shape),
-            _ => RowLayout::new(&held.stmt, &RAW).shape_id(),
-        };
-        if let Some(shape) = shape {
-            held.row_shape = Some((reprepares, shape));
-            if held.stmt.column_count() == 1 {
-                let value = value_js(js, &held.stmt, 0);
-                held.stmt.reset();
-                slots::set(js, slots::ROW_SHAPE, f64::from(shape))?;
-                return value;
-            }
-            // A row of more columns in the slots (`slotted`), unless it cannot go there.
-            if let Some(texts) = slotted_row(js, &held.stmt).transpose() {
-                held.stmt.reset();
-                let texts = texts?;
-                slots::set(js, slots::ROW_SHAPE, -2.0 - f64::from(shape))?;
-                return Ok(texts);
-            }
-        }
-    }
-    slots::set(js, slots::ROW_SHAPE, -1.0)?;
-    let text = write_stepped_rows(conn, &mut held.stmt, &RAW, true, status, &mut None)?;
-    js.string_utf8(text.as_bytes())
-}
-
 /// `stmt.all(...params)` as `facadeAll(db, id, mode, ...params)` (a variadic function):
-/// the rows as JSON (shaped rows for FLAT, `js::rows`).
+/// the rows as an array (`js::rows`).
 pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
-    if mode & SAFE_INTEGERS != 0 {
-        return safe_rows::all(js, db, id, RowMode::from_wire(mode & !SAFE_INTEGERS), params);
-    }
+    let read = read_of(mode);
     with_started(js, db, id, params, |core, held| {
-        let text = all_rows_json(&core.conn, &mut held.stmt, RowMode::from_wire(mode))?;
-        js.string_utf8(text.as_bytes())
+        all_rows(js, &core.conn, &mut held.stmt, &mut held.layout, read)
     })
 }
 
@@ -298,9 +245,7 @@ pub(super) fn iter_step(js: Napi, core: &Core, table: &mut StatementTable, id: u
     if status == ffi::SQLITE_ROW {
         return Ok(true);
     }
-    held.stmt.reset();
-    finish(held);
-    table.end_iteration(id);
+    end_iteration(table, id)?;
     logged?;
     if status == ffi::SQLITE_DONE {
         Ok(false)
@@ -309,32 +254,41 @@ pub(super) fn iter_step(js: Napi, core: &Core, table: &mut StatementTable, id: u
     }
 }
 
-/// The next row as JSON, or "" at the end (the iterator is then closed).
-#[napi]
-pub fn facade_iter_next(env: Env, db: u32, id: u32, mode: u32) -> Result<String> {
-    let js = Napi::new(env.raw());
+/// An iterator's next row as `facadeIterNext(db, id, mode)` (a variadic function): as
+/// `get()` returns it, or `undefined` at the end (the iterator is then closed).
+pub fn facade_iter_next(js: Napi, args: &[Raw]) -> Result<Raw> {
+    let ([db, id, mode], _) = split_args::<3>(js, args)?;
+    let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
         if !iter_step(js, core, &mut table, id)? {
-            return Ok(String::new());
+            return row_out(js, None);
         }
-        let mut out = JsonOut::new();
-        write_row(&mut out, &table.get(id)?.stmt, RowMode::from_wire(mode));
-        Ok(out.finish())
+        let held = table.get(id)?;
+        match current_row(js, &held.stmt, &mut held.layout, read_of(mode)) {
+            Ok(row) => row_out(js, Some(row)),
+            Err(error) => {
+                // A row that could not be made ends the iteration, as an error stepping does.
+                end_iteration(&mut table, id)?;
+                Err(error)
+            }
+        }
     })
+}
+
+/// Resets an iterator's statement and stops counting it open.
+fn end_iteration(table: &mut StatementTable, id: u32) -> SResult<()> {
+    let held = table.get(id)?;
+    held.stmt.reset();
+    finish(held);
+    table.end_iteration(id);
+    Ok(())
 }
 
 /// Closes an iterator early (`return()` / `break`); a second call changes nothing.
 #[napi]
 pub fn facade_iter_return(env: Env, db: u32, id: u32) -> Result<()> {
-    with_handle(&env, db, |core| {
-        let mut table = statements(core)?;
-        let held = table.get(id)?;
-        held.stmt.reset();
-        finish(held);
-        table.end_iteration(id);
-        Ok(())
-    })
+    with_handle(&env, db, |core| end_iteration(&mut *statements(core)?, id))
 }
 
 /// `stmt.columns()` as JSON.

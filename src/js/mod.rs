@@ -1,7 +1,7 @@
 //! The Node-API boundary: JS values as they arrive (`value`), better-sqlite3's binding
-//! rules (`bind`), rows and results out as JSON text (`rows` under numbered `shapes`,
-//! `json_out`, checked stored JSON with `json_in`) or as JS values built directly
-//! (`create`) or as cells in shared memory (`cells`), values kept across calls
+//! rules (`bind`), rows out (`rows`: every read's one path), JSON text for the few
+//! results that are not rows (`json_out`; checked stored JSON with `json_in`), JS values
+//! returned as they are (`create`), values kept across calls
 //! (`persistent`), small numbers left beside a call's result (`slots`), a connection's
 //! better-sqlite3 switches (`switches`), errors thrown into JS (`throw`), the wire
 //! protocol with the JS layer (`protocol`), what user callbacks share (`callbacks`), the
@@ -11,7 +11,6 @@
 pub mod batch;
 pub mod bind;
 pub mod callbacks;
-pub mod cells;
 pub mod create;
 pub mod json_in;
 pub mod json_out;
@@ -19,7 +18,6 @@ pub mod napi;
 pub mod persistent;
 pub mod protocol;
 pub mod rows;
-pub mod shapes;
 pub mod slots;
 pub mod switches;
 pub mod throw;

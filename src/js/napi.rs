@@ -47,8 +47,8 @@ macro_rules! out {
 
 mod call;
 mod shared;
-pub use call::{CallValues, JsRef, ScopeCache};
-pub use shared::{ResultSlots, SharedMemory};
+pub use call::{CallValues, JsRef, Scope, ScopeCache};
+pub use shared::ResultSlots;
 
 /// Element types of typed arrays, as Node-API numbers them.
 pub type TypedArrayType = sys::napi_typedarray_type;
@@ -304,16 +304,7 @@ impl Napi {
         out!((), |_u| sys::napi_set_named_property(self.0, obj, key.as_ptr(), value))
     }
 
-    /// `obj[key] = value` with JS's own Set semantics (a `__proto__` key sets the prototype).
-    pub fn set_property(self, obj: Raw, key: Raw, value: Raw) -> SResult<()> {
-        out!((), |_u| sys::napi_set_property(self.0, obj, key, value))
-    }
 
-    pub fn property(self, obj: Raw, key: Raw) -> SResult<Raw> {
-        out!(std::ptr::null_mut(), |o| sys::napi_get_property(
-            self.0, obj, key, &mut o
-        ))
-    }
 
     pub fn array_length(self, v: Raw) -> SResult<u32> {
         out!(0u32, |n| sys::napi_get_array_length(self.0, v, &mut n))
@@ -365,6 +356,42 @@ impl Napi {
         ))
     }
 
+    /// A string from SQLite's text bytes, decoded as V8 decodes UTF-8 (invalid sequences
+    /// become U+FFFD). ASCII text is handed over as Latin-1, which V8 copies without
+    /// decoding. Text longer than a JS string can be is a RangeError, as in JS.
+    pub fn text(self, bytes: &[u8]) -> SResult<Raw> {
+        let ptr = if bytes.is_empty() {
+            c"".as_ptr()
+        } else {
+            bytes.as_ptr().cast()
+        };
+        let made = if bytes.is_ascii() {
+            out!(std::ptr::null_mut(), |o| sys::napi_create_string_latin1(
+                self.0,
+                ptr,
+                bytes.len() as isize,
+                &mut o
+            ))
+        } else {
+            out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf8(
+                self.0,
+                ptr,
+                bytes.len() as isize,
+                &mut o
+            ))
+        };
+        self.or_too_big(made, "Invalid string length")
+    }
+
+    /// A failed creation that left no exception pending (V8 refused the size) as a
+    /// RangeError with JS's own message.
+    fn or_too_big(self, made: SResult<Raw>, message: &str) -> SResult<Raw> {
+        match made {
+            Err(StoreError::Pending) if !self.exception_pending()? => Err(StoreError::range_error(message)),
+            other => other,
+        }
+    }
+
     /// A Buffer holding a copy of `bytes`.
     pub fn buffer_copy(self, bytes: &[u8]) -> SResult<Raw> {
         let ptr = if bytes.is_empty() {
@@ -373,13 +400,14 @@ impl Napi {
             bytes.as_ptr().cast()
         };
         let mut data = std::ptr::null_mut();
-        out!(std::ptr::null_mut(), |o| sys::napi_create_buffer_copy(
+        let made = out!(std::ptr::null_mut(), |o| sys::napi_create_buffer_copy(
             self.0,
             bytes.len(),
             ptr,
             &mut data,
             &mut o
-        ))
+        ));
+        self.or_too_big(made, "Array buffer allocation failed")
     }
 
     pub fn array(self, len: usize) -> SResult<Raw> {

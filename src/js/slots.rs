@@ -11,20 +11,13 @@ use crate::js::throw::Throw;
 
 /// `stmt.run()`'s `lastInsertRowid`.
 pub const LAST_ROWID: usize = 0;
-/// The shape of the one-column row a FLAT `get` returns as its value (>= 0), -1 for a
-/// row as JSON text, or `-2 - shape` for a row in the slots from ROW_COLUMNS on
-/// (`facade::slotted`).
-pub const ROW_SHAPE: usize = 1;
+/// The form (`js::rows`) JS wraps the lone value a `get()` or an iterator's `next()`
+/// returned in (>= 0), or -1 when the value is the row itself (or undefined).
+pub const ROW_FORM: usize = 1;
 /// The handle + 1 of the connection whose `verbose` logger is running (0: none), so
 /// that calls the JS layer answers alone (a reused statement's prepare, pluck()) refuse
 /// as better-sqlite3 does while the connection is busy.
 pub const BUSY: usize = 2;
-/// How many shared cell buffers this environment has had (`js::cells`).
-pub const CELLS_GEN: usize = 3;
-/// The rows of a safe-integer result left as cells (-1: the result is JS values).
-pub const CELL_ROWS: usize = 4;
-/// Their column count.
-pub const CELL_COLUMNS: usize = 5;
 /// How many user callbacks are registered on this thread (`js::callbacks::Registered`):
 /// JS checks whether a connection is busy only when this is not 0.
 pub const CALLBACKS: usize = 6;
@@ -90,16 +83,6 @@ pub fn get(index: usize) -> f64 {
 pub fn set(js: Napi, index: usize, value: f64) -> SResult<()> {
     SLOTS.with(|cell| match cell.get() {
         Some(slots) => slots.set(js, index, value),
-        None => Err(StoreError::error(
-            "the result slots were never made (native.resultSlots)",
-        )),
-    })
-}
-
-/// Writes `values` into the slots from `start` on.
-pub fn set_all(js: Napi, start: usize, values: &[f64]) -> SResult<()> {
-    SLOTS.with(|cell| match cell.get() {
-        Some(slots) => slots.set_all(js, start, values),
         None => Err(StoreError::error(
             "the result slots were never made (native.resultSlots)",
         )),

@@ -15,9 +15,8 @@ pub struct HeldStmt {
     pub bound: bool,
     /// An `iterate()` over it is open.
     iterating: bool,
-    /// The row shape of its plain rows (`js::rows`) as of a number of re-prepares: the
-    /// shape stays valid until SQLite prepares the statement again.
-    pub row_shape: Option<(i32, u32)>,
+    /// How its rows are laid out, kept while SQLite does not prepare it again.
+    pub layout: Option<crate::js::rows::RowLayout>,
 }
 
 #[derive(Default)]
@@ -41,7 +40,7 @@ impl StatementTable {
             stmt,
             bound: false,
             iterating: false,
-            row_shape: None,
+            layout: None,
         })
     }
 

@@ -9,6 +9,8 @@ use super::rows::ASSIGN;
 use super::stmt::Stmt;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_of, bind_args_with};
+use crate::js::create::Made;
+use crate::js::napi::Napi;
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 
@@ -86,10 +88,10 @@ pub fn store_list_assigns(
     statuses: Vec<bool>,
     active_before: bool,
     values: JsVal,
-) -> Result<String> {
+) -> Result<Made> {
     with_handle(&env, db, |core| {
         let sql = list_sql(&columns, &statuses, active_before)?;
-        query(core, &sql, |stmt| bind_args_with(stmt, &args_of(&values)?), &ASSIGN)
+        query(core, Napi::new(env.raw()), &sql, |stmt| bind_args_with(stmt, &args_of(&values)?), &ASSIGN).map(Made)
     })
 }
 

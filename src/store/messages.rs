@@ -1,7 +1,7 @@
 //! Messages: the audit log, lookups, status changes, the replay for agents, and the
 //! dead-letter queue.
 
-use super::rows::{MESSAGE, RAW};
+use super::rows::{MESSAGE, PLAIN};
 use super::stmt::{Effect, Stmt};
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -64,5 +64,5 @@ pub(super) const DEAD_LETTER_STATEMENTS: &[Stmt] = &[
         "insertDL",
         "INSERT OR REPLACE INTO dead_letters (message_id, reason, failed_at_ms, last_error) VALUES (?,?,?,?)",
     ),
-    Stmt::new("getDL", "SELECT * FROM dead_letters ORDER BY failed_at_ms DESC LIMIT ?").rows(&RAW),
+    Stmt::new("getDL", "SELECT * FROM dead_letters ORDER BY failed_at_ms DESC LIMIT ?").rows(&PLAIN),
 ];

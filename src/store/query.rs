@@ -3,24 +3,32 @@
 
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{bind_raw, BoundValues};
-use crate::js::rows::{write_rows, RowShape};
+use crate::js::napi::{Napi, Raw};
+use crate::js::protocol::RowMode;
+use crate::js::rows::{all_rows, Read, RowShape};
 use crate::native_db::Core;
 use crate::sqlite::raw::RawStmt;
 
 /// Runs SQL the store builds per call (a WHERE of the filters given): prepared (its
 /// errors come first, as the original prepared it per call), then bound with the values
-/// `bind` computes for it (better-sqlite3's rules, `bind_args_with`); writes its rows.
+/// `bind` computes for it (better-sqlite3's rules, `bind_args_with`); returns its rows.
 pub fn query(
     core: &Core,
+    js: Napi,
     sql: &str,
     bind: impl FnOnce(&RawStmt) -> SResult<BoundValues>,
     rows: &RowShape,
-) -> SResult<String> {
+) -> SResult<Raw> {
     let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
     let stmt = cache.by_text(&core.conn, sql)?;
     let values = bind(stmt)?;
     bind_raw(stmt, &values)?;
-    let output = write_rows(&core.conn, stmt, rows, false);
+    let read = Read {
+        shape: rows,
+        mode: RowMode::Flat,
+        safe_integers: false,
+    };
+    let output = all_rows(js, &core.conn, stmt, &mut None, read);
     stmt.clear_bindings();
     output
 }

@@ -20,6 +20,7 @@ use super::rows::REFLEXION;
 use super::stmt::Stmt;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_of, bind_args_with, Anonymous, Arg, Bound};
+use crate::js::create::Made;
 use crate::js::napi::{Napi, Utf8};
 use crate::js::value::{sqlite_text_from_utf16, JsVal};
 use crate::native_db::with_handle;
@@ -123,7 +124,7 @@ fn context_parameter(k: usize, n: usize) -> usize {
 /// `params` the pattern (exact, or the LIKE pattern) and their values, as the original
 /// passed them to `.all(pattern, ...values)`.
 #[napi]
-pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, params: JsVal) -> Result<String> {
+pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, params: JsVal) -> Result<Made> {
     with_handle(&env, db, |core| {
         let keys: Vec<Vec<u16>> = keys.iter().map(JsVal::utf16).collect::<SResult<_>>()?;
         // Where the original's SQL text was a syntax error, fail the same way.
@@ -146,6 +147,7 @@ pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, par
         let n = keys.len();
         query(
             core,
+            napi,
             &context_sql(like, n),
             |_| {
                 let values = bind_args_with(&Anonymous(1 + 2 * n), &args)?;
@@ -156,6 +158,7 @@ pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, par
             },
             &REFLEXION,
         )
+        .map(Made)
     })
 }
 

@@ -7,10 +7,12 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::query::query;
-use super::rows::{CANDIDATE, MESSAGE, RAW};
+use super::rows::{CANDIDATE, MESSAGE, PLAIN};
 use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{bind_args_with, Arg};
+use crate::js::create::Made;
+use crate::js::napi::Napi;
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 
@@ -172,9 +174,9 @@ pub fn store_list_role_keys(
     columns: Vec<String>,
     states: Option<Vec<bool>>,
     params: JsVal,
-) -> Result<String> {
+) -> Result<Made> {
     with_handle(&env, db, |core| {
         let sql = keys_sql(&columns, states.as_deref())?;
-        query(core, &sql, |stmt| bind_args_with(stmt, &[Arg::Js(params)]), &RAW)
+        query(core, Napi::new(env.raw()), &sql, |stmt| bind_args_with(stmt, &[Arg::Js(params)]), &PLAIN).map(Made)
     })
 }

@@ -2,7 +2,7 @@
 //! `js::rows` when it writes a row (each stored `*_json` column dropped from its place
 //! and its parsed value appended under the short name).
 
-pub use crate::js::rows::{RowShape, RAW};
+pub use crate::js::rows::{RowShape, PLAIN};
 
 pub const AGENT: RowShape = RowShape {
     json: &[
@@ -10,15 +10,15 @@ pub const AGENT: RowShape = RowShape {
         ("topics_json", "topics", "[]"),
         ("metadata_json", "metadata", "{}"),
     ],
-    reflexion_type: false,
+    falsy_default: None,
 };
 pub const MESSAGE: RowShape = RowShape {
     json: &[("payload_json", "payload", "{}")],
-    reflexion_type: false,
+    falsy_default: None,
 };
 pub const HUMAN_REQUEST: RowShape = RowShape {
     json: &[("schema_json", "schema", "{}"), ("response_json", "response", "null")],
-    reflexion_type: false,
+    falsy_default: None,
 };
 pub const ASSIGN: RowShape = RowShape {
     json: &[
@@ -26,16 +26,16 @@ pub const ASSIGN: RowShape = RowShape {
         ("result_json", "result", "null"),
         ("error_json", "error", "null"),
     ],
-    reflexion_type: false,
+    falsy_default: None,
 };
 pub const REFLEXION: RowShape = RowShape {
     json: &[
         ("context_json", "context", "{}"),
         ("adaptive_state_json", "adaptive_state", "{}"),
     ],
-    reflexion_type: true,
+    falsy_default: Some(("type", "reflexion")),
 };
 pub const CANDIDATE: RowShape = RowShape {
     json: &[("transport_locators_json", "transport_locators", "[]")],
-    reflexion_type: false,
+    falsy_default: None,
 };

@@ -15,7 +15,9 @@ use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
 use crate::js::bind::{args_into, bind_args_into, bind_raw, bound_from_js, Args, BoundValues, TOO_FEW, TOO_MANY};
 use crate::js::napi::{Napi, Raw};
-use crate::js::rows::{write_rows_kept, RowLayout};
+use crate::js::protocol::RowMode;
+use crate::js::rows::{all_rows, first_row, Read, RowLayout};
+use crate::js::slots;
 use crate::js::value::JsVal;
 use crate::native_db::{with_handle, Core};
 use crate::sqlite::raw::{self, RawStmt};
@@ -222,24 +224,36 @@ pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
     })
 }
 
-/// `S.<name>.get(...params)`: the first row as shaped JSON text (`js::rows`), `""` when
-/// there is none.
+/// `S.<name>.get(...params)`: the first row (`js::rows::one_row`: a row of one value as
+/// that value, its form in the ROW_FORM slot), undefined when there is none.
 pub fn store_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_rows(js, args, true)
 }
 
-/// `S.<name>.all(...params)`: the rows as shaped JSON text (`js::rows`).
+/// `S.<name>.all(...params)`: the rows, shaped as the original's `parse*Row` shaped them.
 pub fn store_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_rows(js, args, false)
 }
 
-/// The rows of a store statement call as shaped JSON text: the first only, or all.
+/// The rows of a store statement call: the first only, or all.
 fn store_rows(js: Napi, args: &[Raw], first_only: bool) -> Result<Raw> {
     store_call(js, args, |core, params, id| {
-        let text = execute(core, js, id, params, |stmt, def, layout| {
-            write_rows_kept(&core.conn, stmt, def.rows, first_only, layout)
-        })?;
-        js.string_utf8(text.as_bytes())
+        execute(core, js, id, params, |stmt, def, layout| {
+            let read = Read {
+                shape: def.rows,
+                mode: RowMode::Flat,
+                safe_integers: false,
+            };
+            if !first_only {
+                return all_rows(js, &core.conn, stmt, layout, read);
+            }
+            let (value, form) = match first_row(js, &core.conn, stmt, layout, read)? {
+                Some(row) => row,
+                None => (js.undefined()?, None),
+            };
+            slots::set(js, slots::ROW_FORM, form.map_or(-1.0, f64::from))?;
+            Ok(value)
+        })
     })
 }
 

@@ -2,7 +2,7 @@
 //! a leaf module, so that the areas and the registry that runs them (`statements`) do not
 //! import each other.
 
-use super::rows::{RowShape, RAW};
+use super::rows::{RowShape, PLAIN};
 use crate::sqlite::schema::SchemaVersion;
 
 /// What running a statement means for the large-log indexes (`scale`).
@@ -41,7 +41,7 @@ impl Stmt {
             name,
             sql,
             large_sql: None,
-            rows: &RAW,
+            rows: &PLAIN,
             effect: Effect::None,
             at_open: true,
             first: SchemaVersion::V6,

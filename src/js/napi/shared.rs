@@ -1,5 +1,5 @@
 //! Memory shared with JS (part of [`super`], the one module that calls Node-API): the
-//! result slots every statement call may write, and the buffers of safe-integer rows.
+//! result slots every statement call may write.
 
 use napi::sys;
 
@@ -165,27 +165,6 @@ impl ResultSlots {
     pub fn shared(&self) -> bool {
         self.memory.is_some()
     }
-
-    /// Writes `values` into the slots from `start` on.
-    pub fn set_all(&self, js: Napi, start: usize, values: &[f64]) -> SResult<()> {
-        if start + values.len() > self.len {
-            return Err(StoreError::error("result slot out of range"));
-        }
-        match self.memory {
-            // SAFETY: as in `set`: `start + values.len()` slots of `memory` are ours, and
-            // `values` is Rust memory that cannot overlap them.
-            Some(memory) => unsafe {
-                std::ptr::copy_nonoverlapping(values.as_ptr(), memory.as_ptr().add(start), values.len());
-            },
-            None => {
-                let array = self.array(js)?;
-                for (i, &value) in values.iter().enumerate() {
-                    js.set_float64(array, start + i, value)?;
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 impl Drop for ResultSlots {
@@ -194,87 +173,5 @@ impl Drop for ResultSlots {
             // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone.
             drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory.as_ptr(), self.len)) });
         }
-    }
-}
-
-/// Memory that Rust writes during a call and JS reads after it, shown to JS as one
-/// external ArrayBuffer (the cells of safe-integer rows, `js::cells`). Like
-/// [`ResultSlots`], the memory is Rust's until its thread ends, so nothing JS does with
-/// the buffer (dropping or detaching it) can make a write unsound.
-pub struct SharedMemory {
-    memory: std::ptr::NonNull<u8>,
-    len: usize,
-    buffer: sys::napi_ref,
-}
-
-impl SharedMemory {
-    /// `len` zeroed bytes, or None where the runtime refuses external buffers.
-    pub fn new(js: Napi, len: usize) -> SResult<Option<Self>> {
-        let memory = Box::into_raw(vec![0u8; len].into_boxed_slice()).cast::<u8>();
-        let mut buffer = std::ptr::null_mut();
-        // SAFETY: `memory` holds `len` bytes and lives until this struct is dropped (when
-        // the thread, and so its JS environment, ends); no finalizer runs.
-        let status = unsafe {
-            sys::napi_create_external_arraybuffer(js.0, memory.cast(), len, None, std::ptr::null_mut(), &mut buffer)
-        };
-        let Some(memory) = std::ptr::NonNull::new(memory) else {
-            return Ok(None);
-        };
-        let mut owned = SharedMemory {
-            memory,
-            len,
-            buffer: std::ptr::null_mut(),
-        };
-        if status != sys::Status::napi_ok {
-            // Dropping `owned` frees the memory V8 did not take.
-            return Ok(None);
-        }
-        match js.reference(buffer) {
-            Ok(reference) => {
-                owned.buffer = reference;
-                Ok(Some(owned))
-            }
-            Err(e) => {
-                // V8's buffer points at the memory: it stays allocated.
-                std::mem::forget(owned);
-                Err(e)
-            }
-        }
-    }
-
-    /// The ArrayBuffer JS reads.
-    pub fn buffer(&self, js: Napi) -> SResult<Raw> {
-        js.reference_value(self.buffer)
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Copies `words` to byte `offset` in native byte order (what JS typed arrays
-    /// read); false (nothing written) when they do not fit.
-    pub fn write_words(&self, offset: usize, words: &[u64]) -> bool {
-        // SAFETY: the bytes of an initialized u64 slice, viewed for the copy only.
-        let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) };
-        self.write(offset, bytes)
-    }
-
-    /// Copies `bytes` to `offset`; false (nothing written) when they do not fit.
-    pub fn write(&self, offset: usize, bytes: &[u8]) -> bool {
-        if offset.checked_add(bytes.len()).is_none_or(|end| end > self.len) {
-            return false;
-        }
-        // SAFETY: `memory` holds `len` bytes that this struct owns; the range is checked
-        // above and JS reads them only between calls, on this thread.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.memory.as_ptr().add(offset), bytes.len()) };
-        true
-    }
-}
-
-impl Drop for SharedMemory {
-    fn drop(&mut self) {
-        // SAFETY: the Box made in `new`; dropped once, when its JS environment is gone
-        // (or at once when V8 never took it).
-        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.memory.as_ptr(), self.len)) });
     }
 }
