@@ -11,6 +11,7 @@ const { SqliteError } = require('./errors.cjs');
 const { defaultSafeIntegers, setDefaultSafeIntegers } = require('./connection-state.cjs');
 const { RowMode, SAFE_INTEGERS, TxKind, decode, unpackStatement } = require('./protocol.cjs');
 const { rowResult } = require('./rows.cjs');
+const { CallKind, namedBinder } = require('./binding.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
 
@@ -44,16 +45,21 @@ const SHARED_MAX = 256;
 
 /**
  * The numbers a statement call leaves beside its result, read right after it
- * (src/js/slots.rs): `lastInsertRowid` of run() (a row's form is lib/rows.cjs's).
+ * (src/js/slots.rs): `lastInsertRowid` of run(), as a number and as the 64 bits of an
+ * integer (read through a BigInt64Array view of the same memory); a row's form is
+ * lib/rows.cjs's.
  */
 let slots = null;
+let slotBits = null;
 const LAST_ROWID = 0;
+const LAST_ROWID_BITS = 3;
 /** The handle + 1 of the connection whose `verbose` logger is running, else 0. */
 const BUSY = 2;
 /** How many user callbacks are registered on this thread: when not 0, one may be running. */
 const CALLBACKS = 6;
 native.onLoad(() => {
   slots = native.resultSlots();
+  slotBits = new BigInt64Array(slots.buffer, slots.byteOffset, slots.length);
 });
 const sharedByConnection = new WeakMap();
 
@@ -106,6 +112,8 @@ class Statement {
   #id;
   /** The shared statement (kept referenced while this object lives), or null once private. */
   #shared;
+  /** The shared statement's entry, kept for what it knows of the SQL (its named-parameter binder). */
+  #entry;
   #reader;
   #mode = FLAT;
   #bound = false;
@@ -118,6 +126,7 @@ class Statement {
     this.#h = n.handle;
     this.#id = id;
     this.#shared = shared;
+    this.#entry = shared;
     this.#reader = reader;
     if (defaultSafeIntegers(n)) this.#mode = SAFE;
     // Own read-only data properties, like better-sqlite3's (Object.freeze is far cheaper
@@ -138,22 +147,36 @@ class Statement {
     statementRegistry.register(this, { n: this.#n, id });
   }
 
+  /** The binder of a call of `kind` whose only argument is `arg`, or null (see lib/binding.cjs). */
+  #binder(kind, arg) {
+    return this.#bound ? null : namedBinder(this.#entry, this.#h, this.#id, kind, arg);
+  }
+
   run(...params) {
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    const changes = native.facadeRun(this.#h, this.#id, ...params);
-    return { changes, lastInsertRowid: this.#mode < SAFE ? slots[LAST_ROWID] : native.facadeLastRowid(this.#h) };
+    const bind = params.length === 1 ? this.#binder(CallKind.WRITE, params[0]) : null;
+    const changes = bind === null
+      ? native.facadeRun(this.#h, this.#id, 0, ...params)
+      : bind(native.facadeRun, this.#h, this.#id, 0, params[0]);
+    return { changes, lastInsertRowid: this.#mode < SAFE ? slots[LAST_ROWID] : slotBits[LAST_ROWID_BITS] };
   }
 
   get(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    return rowResult(native.facadeGet(this.#h, this.#id, this.#mode, ...params));
+    const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
+    return rowResult(bind === null
+      ? native.facadeGet(this.#h, this.#id, this.#mode, ...params)
+      : bind(native.facadeGet, this.#h, this.#id, this.#mode, params[0]));
   }
 
   all(...params) {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    return native.facadeAll(this.#h, this.#id, this.#mode, ...params);
+    const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
+    return bind === null
+      ? native.facadeAll(this.#h, this.#id, this.#mode, ...params)
+      : bind(native.facadeAll, this.#h, this.#id, this.#mode, params[0]);
   }
 
   iterate(...params) {
@@ -163,7 +186,9 @@ class Statement {
     const h = this.#h;
     const id = this.#id;
     const mode = this.#mode;
-    native.facadeIterStart(h, id, params);
+    const bind = params.length === 1 ? this.#binder(CallKind.ITERATE, params[0]) : null;
+    if (bind === null) native.facadeIterStart(h, id, 0, params);
+    else bind(iterStart, h, id, 0, params[0]);
     this.#locked = true;
     let alive = true;
     const end = () => {
@@ -251,6 +276,11 @@ class Statement {
     return this;
   }
 
+}
+
+/** `facadeIterStart` with the values of a named-parameter object (lib/binding.cjs) as its arguments. */
+function iterStart(h, id, mode, ...values) {
+  native.facadeIterStart(h, id, mode, values);
 }
 
 /** Iterators returned by `stmt.iterate()` (better-sqlite3 calls the class StatementIterator). */

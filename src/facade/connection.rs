@@ -7,7 +7,6 @@ use napi_derive::napi;
 use rusqlite::ffi;
 
 use crate::error::StoreError;
-use crate::js::create::Made;
 use crate::js::napi::Napi;
 use crate::js::persistent::Persistent;
 use crate::js::switches::Logger;
@@ -53,13 +52,5 @@ pub fn facade_load_extension(env: Env, db: u32, path: JsVal, entry_point: Option
         let path = path.sqlite_text()?;
         let entry = entry_point.map(|e| e.sqlite_text()).transpose()?;
         raw::load_extension(&core.conn, &path, entry.as_deref())
-    })
-}
-
-/// `lastInsertRowid` as a BigInt (run() of a statement with safe integers on).
-#[napi]
-pub fn facade_last_rowid(env: Env, db: u32) -> Result<Made> {
-    with_handle(&env, db, |core| {
-        Ok(Made(Napi::new(env.raw()).bigint(raw::last_insert_rowid(&core.conn))?))
     })
 }

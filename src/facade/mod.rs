@@ -25,14 +25,13 @@ mod statement;
 mod tables;
 mod verbose;
 
-pub use statement::{facade_all, facade_get, facade_iter_next, facade_run};
+pub use statement::{facade_all, facade_check, facade_get, facade_iter_next, facade_run};
 
 use std::cell::RefMut;
 
 use crate::error::{SResult, StoreError};
 use crate::native_db::Core;
 use crate::sqlite::statements::StatementTable;
-
 
 const BUSY: &str = "This database connection is busy executing a query";
 

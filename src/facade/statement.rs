@@ -7,9 +7,9 @@ use napi_derive::napi;
 use rusqlite::ffi;
 
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_into, args_of, bind_args_into, bind_raw, Arg, Args, BoundValues};
+use crate::js::bind::{args_into, args_of, bind_args, bind_in_order, parameter_keys, Arg, Args, Direct};
 use crate::js::napi::{Napi, Raw};
-use crate::js::protocol::{pack_statement, RowMode, SAFE_INTEGERS};
+use crate::js::protocol::{pack_statement, CallKind, RowMode, IN_ORDER, MODE_BITS, SAFE_INTEGERS};
 use crate::js::rows::{all_rows, current_row, first_row, Read};
 use crate::js::slots;
 use crate::js::value::JsVal;
@@ -22,18 +22,28 @@ use super::prepare::prepare_one;
 use super::verbose::log_stmt;
 use super::{no_iterators_unless_unsafe, statements};
 
-/// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
-fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
-    let mut values = BoundValues::new();
-    bind_args_into(&held.stmt, params, &mut values)?;
-    bind_raw(&mut held.stmt, &values)
+/// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement (cleared
+/// again when one fails).
+fn bind_params(js: Napi, held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
+    let bound = bind_args(js, &mut Direct(&mut held.stmt), params, Some(&mut held.named_keys));
+    if bound.is_err() {
+        held.stmt.clear_bindings();
+    }
+    bound
 }
 
-/// `STATEMENT_START`'s binding part: bind the call's arguments unless `bind()` was used,
-/// then hand the statement to the `verbose` logger (bindings cleared if it throws).
+/// `STATEMENT_START`'s binding part: bind the call's arguments unless `bind()` was used
+/// (`mode` says how they come: [`IN_ORDER`]), then hand the statement to the `verbose`
+/// logger (bindings cleared if it throws).
 #[inline]
-pub(super) fn start(js: Napi, core: &Core, held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
-    bind_call(held, params)?;
+fn start(js: Napi, core: &Core, held: &mut HeldStmt, mode: u32, params: &[Raw]) -> SResult<()> {
+    if mode & IN_ORDER != 0 && !held.bound {
+        bind_values_in_order(js, held, params)?;
+    } else {
+        let mut args = Args::new();
+        args_into(js, params, &mut args)?;
+        bind_call(js, held, &args)?;
+    }
     if core.switches.logger.get().is_some() {
         return log_bound(js, core, held);
     }
@@ -51,9 +61,19 @@ fn log_bound(js: Napi, core: &Core, held: &mut HeldStmt) -> SResult<()> {
     logged
 }
 
-fn bind_call(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
+/// Values the JS layer read from a named-parameter object, one per parameter in order
+/// (cleared again when one fails).
+fn bind_values_in_order(js: Napi, held: &mut HeldStmt, params: &[Raw]) -> SResult<()> {
+    let bound = bind_in_order(js, &mut Direct(&mut held.stmt), params);
+    if bound.is_err() {
+        held.stmt.clear_bindings();
+    }
+    bound
+}
+
+fn bind_call(js: Napi, held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
     if !held.bound {
-        bind_params(held, params)
+        bind_params(js, held, params)
     } else if !params.is_empty() {
         Err(StoreError::type_error("This statement already has bound parameters"))
     } else {
@@ -76,16 +96,15 @@ pub(super) fn with_started<T>(
     js: Napi,
     db: u32,
     id: u32,
+    mode: u32,
     params: &[Raw],
     f: impl FnOnce(&Core, &mut HeldStmt) -> SResult<T>,
 ) -> Result<T> {
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
-        let mut args = Args::new();
-        args_into(js, params, &mut args)?;
         let mut table = statements(core)?;
         let held = table.get(id)?;
-        start(js, core, held, &args)?;
+        start(js, core, held, mode, params)?;
         let result = f(core, held);
         finish(held);
         result
@@ -119,26 +138,28 @@ fn split_args<const N: usize>(js: Napi, args: &[Raw]) -> Result<([u32; N], &[Raw
     Ok((lead, &args[N..]))
 }
 
-/// `stmt.run(...params)` as `facadeRun(db, id, ...params)` (a variadic function): returns
-/// `changes`, and leaves `lastInsertRowid` in its result slot (`js::slots`): one call, no
-/// object built here.
+/// `stmt.run(...params)` as `facadeRun(db, id, mode, ...params)` (a variadic function;
+/// `mode` only says how the parameters come, [`IN_ORDER`]):
+/// returns `changes`, and leaves `lastInsertRowid` in the result slots (`js::slots`) as a
+/// number and as its 64 bits (read as a BigInt with safe integers): one call, no object
+/// built here.
 pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
-    let ([db, id], params) = split_args::<2>(js, args)?;
+    let ([db, id, mode], params) = split_args::<3>(js, args)?;
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
-        let mut args = Args::new();
-        args_into(js, params, &mut args)?;
-        let changes = run_stmt(js, core, id, &args)?;
-        slots::set(js, slots::LAST_ROWID, raw::last_insert_rowid(&core.conn) as f64)?;
+        let changes = run_stmt(js, core, id, mode, params)?;
+        let rowid = raw::last_insert_rowid(&core.conn);
+        slots::set(js, slots::LAST_ROWID, rowid as f64)?;
+        slots::set(js, slots::LAST_ROWID_BITS, f64::from_bits(rowid as u64))?;
         js.number(f64::from(changes))
     })
 }
 
-fn run_stmt(js: Napi, core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> {
+fn run_stmt(js: Napi, core: &Core, id: u32, mode: u32, params: &[Raw]) -> SResult<u32> {
     no_iterators_unless_unsafe(core)?;
     let mut table = statements(core)?;
     let held = table.get(id)?;
-    start(js, core, held, params)?;
+    start(js, core, held, mode, params)?;
     let before = raw::total_changes(&core.conn);
     held.stmt.step();
     let result = if held.stmt.reset() == ffi::SQLITE_OK {
@@ -160,7 +181,7 @@ fn run_stmt(js: Napi, core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> 
 /// How a statement call's mode reads: better-sqlite3's row mode, plus [`SAFE_INTEGERS`]
 /// for INTEGER values as BigInt.
 pub(super) fn read_of(mode: u32) -> Read<'static> {
-    Read::plain(RowMode::from_wire(mode & !SAFE_INTEGERS), mode & SAFE_INTEGERS != 0)
+    Read::plain(RowMode::from_wire(mode & MODE_BITS), mode & SAFE_INTEGERS != 0)
 }
 
 /// A row or lone value for JS, its form (if JS wraps it) left in the ROW_FORM slot.
@@ -179,7 +200,7 @@ fn row_out(js: Napi, row: Option<(Raw, Option<u32>)>) -> SResult<Raw> {
 pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
     let read = read_of(mode);
-    with_started(js, db, id, params, |core, held| {
+    with_started(js, db, id, mode, params, |core, held| {
         let row = first_row(js, &core.conn, &mut held.stmt, &mut held.layout, read)?;
         row_out(js, row)
     })
@@ -190,7 +211,7 @@ pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
 pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
     let read = read_of(mode);
-    with_started(js, db, id, params, |core, held| {
+    with_started(js, db, id, mode, params, |core, held| {
         all_rows(js, &core.conn, &mut held.stmt, &mut held.layout, read)
     })
 }
@@ -212,20 +233,57 @@ pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
         let held = table.get(id)?;
-        bind_params(held, &args_of(&params)?)?;
+        bind_params(Napi::new(env.raw()), held, &args_of(&params)?)?;
         held.bound = true;
         Ok(())
     })
 }
 
-/// Starts `stmt.iterate(...params)`: binds and counts an open iterator.
+/// Starts `stmt.iterate(...params)`: binds (`mode` says how the parameters come,
+/// [`IN_ORDER`]) and counts an open iterator.
 #[napi]
-pub fn facade_iter_start(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
+pub fn facade_iter_start(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<()> {
+    let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
-        bind_call(table.get(id)?, &args_of(&params)?)?;
+        let held = table.get(id)?;
+        if mode & IN_ORDER != 0 && !held.bound {
+            let values = (0..params.array_len()?)
+                .map(|i| params.element(i).map(|v| v.raw()))
+                .collect::<SResult<Vec<Raw>>>()?;
+            bind_values_in_order(js, held, &values)?;
+        } else {
+            bind_call(js, held, &args_of(&params)?)?;
+        }
         table.begin_iteration(id)
     })
+}
+
+/// `facadeCheck(db, id, kind)`: better-sqlite3's checks before a statement call binds
+/// its parameters (open, not busy, no iterator open for a write unless in unsafe mode,
+/// room for another iterator), for the JS layer to make before it reads a
+/// named-parameter object (a getter there runs after these checks, as in better-sqlite3).
+pub fn facade_check(js: Napi, args: &[Raw]) -> Result<Raw> {
+    let ([db, id, kind], _) = split_args::<3>(js, args)?;
+    let env = Env::from_raw(js.env());
+    with_handle(&env, db, |core| {
+        if CallKind::from_wire(kind) == CallKind::Write {
+            no_iterators_unless_unsafe(core)?;
+        }
+        let mut table = statements(core)?;
+        table.get(id)?;
+        if CallKind::from_wire(kind) == CallKind::Iterate {
+            table.may_add_iterator()?;
+        }
+        js.undefined()
+    })
+}
+
+/// The keys the JS layer reads a named-parameter object by, in parameter order, or null
+/// when a parameter has no name (the object then binds here, `js::bind`).
+#[napi]
+pub fn facade_parameter_keys(env: Env, db: u32, id: u32) -> Result<Option<Vec<String>>> {
+    with_handle(&env, db, |core| Ok(parameter_keys(&statements(core)?.get(id)?.stmt)))
 }
 
 /// One step of an open iterator, logged before its first: true on a row; at the end or

@@ -1,18 +1,13 @@
-//! Rows leave Rust as one JSON text that the glue parses once. Stored `*_json` columns
-//! are validated and spliced in verbatim (the original's `parseJson` with its
-//! fallbacks), so JSON is never parsed into a tree on the Rust side.
-//!
-//! Values JSON cannot carry (NaN, BLOBs) are written as marker objects and the text is
-//! prefixed with `\u{1}`; the glue then parses it with a reviver.
+//! JSON text for what is not a row: `stmt.columns()`, and the stored `*_json` columns of
+//! the store's rows, which are checked and spliced in verbatim (the original's
+//! `parseJson` with its fallbacks) so that JSON is never parsed into a tree here.
 
 use rusqlite::types::ValueRef;
 
 use super::json_in::is_valid_json;
-use super::protocol::{MARKER_KEY, WITH_MARKERS};
 
 pub struct JsonOut {
     pub buf: String,
-    pub needs_reviver: bool,
 }
 
 impl Default for JsonOut {
@@ -25,19 +20,11 @@ impl JsonOut {
     pub fn new() -> Self {
         JsonOut {
             buf: String::with_capacity(512),
-            needs_reviver: false,
         }
     }
 
     pub fn finish(self) -> String {
-        if self.needs_reviver {
-            let mut s = String::with_capacity(self.buf.len() + 1);
-            s.push(WITH_MARKERS);
-            s.push_str(&self.buf);
-            s
-        } else {
-            self.buf
-        }
+        self.buf
     }
 
     pub fn raw(&mut self, s: &str) {
@@ -53,12 +40,10 @@ impl JsonOut {
         self.buf.push_str(b.format(v));
     }
 
-    /// A JS number (NaN, the infinities and -0 included: `JSON.parse` gives each back).
+    /// A JS number (the infinities and -0 included: `JSON.parse` gives each back).
     /// Written with ryu/itoa rather than serde_json, which refuses non-finite numbers.
     pub fn num(&mut self, v: f64) {
-        if v.is_nan() {
-            self.marker("NaN", None);
-        } else if v.is_infinite() {
+        if v.is_infinite() {
             self.buf.push_str(if v > 0.0 { "1e999" } else { "-1e999" });
         } else if v == 0.0 && v.is_sign_negative() {
             self.buf.push_str("-0");
@@ -74,14 +59,6 @@ impl JsonOut {
         escape_into(&mut self.buf, s);
     }
 
-    /// Stored text bytes: invalid UTF-8 becomes U+FFFD per bad byte, as V8 decodes it.
-    pub fn text_bytes(&mut self, bytes: &[u8]) {
-        match std::str::from_utf8(bytes) {
-            Ok(s) => escape_into(&mut self.buf, s),
-            Err(_) => escape_into(&mut self.buf, &String::from_utf8_lossy(bytes)),
-        }
-    }
-
     pub fn key(&mut self, first: &mut bool, name: &str) {
         if !*first {
             self.buf.push(',');
@@ -89,40 +66,6 @@ impl JsonOut {
         *first = false;
         escape_into(&mut self.buf, name);
         self.buf.push(':');
-    }
-
-    fn marker(&mut self, kind: &str, data: Option<&str>) {
-        self.needs_reviver = true;
-        self.buf.push('{');
-        escape_into(&mut self.buf, MARKER_KEY);
-        self.buf.push(':');
-        escape_into(&mut self.buf, kind);
-        if let Some(d) = data {
-            self.buf.push_str(",\"data\":");
-            escape_into(&mut self.buf, d);
-        }
-        self.buf.push('}');
-    }
-
-    /// A column value as better-sqlite3 returns it.
-    pub fn value(&mut self, v: ValueRef<'_>) {
-        match v {
-            ValueRef::Null => self.null(),
-            ValueRef::Integer(i) => {
-                if i.unsigned_abs() <= (1u64 << 53) {
-                    self.int(i)
-                } else {
-                    self.num(i as f64)
-                }
-            }
-            ValueRef::Real(f) => self.num(f),
-            ValueRef::Text(t) => self.text_bytes(t),
-            ValueRef::Blob(b) => {
-                use base64::Engine;
-                let data = base64::engine::general_purpose::STANDARD.encode(b);
-                self.marker("blob", Some(&data));
-            }
-        }
     }
 
     /// `parseJson(value, fallback)` of the original, spliced in place.
@@ -138,8 +81,9 @@ impl JsonOut {
                 }
             }
             // JSON.parse(String(n)): finite numbers read back as themselves, except
-            // that String(-0) is "0".
-            ValueRef::Integer(i) => self.value(ValueRef::Integer(i)),
+            // that String(-0) is "0"; an INTEGER past 2^53 reads back as its nearest double.
+            ValueRef::Integer(i) if i.unsigned_abs() <= (1u64 << 53) => self.int(i),
+            ValueRef::Integer(i) => self.num(i as f64),
             ValueRef::Real(f) => {
                 if f.is_finite() {
                     self.num(if f == 0.0 { 0.0 } else { f })

@@ -182,10 +182,6 @@ impl Napi {
         out!(false, |b| sys::napi_is_array(self.0, v, &mut b))
     }
 
-    pub fn is_buffer(self, v: Raw) -> SResult<bool> {
-        out!(false, |b| sys::napi_is_buffer(self.0, v, &mut b))
-    }
-
     pub fn is_typedarray(self, v: Raw) -> SResult<bool> {
         out!(false, |b| sys::napi_is_typedarray(self.0, v, &mut b))
     }
@@ -247,15 +243,16 @@ impl Napi {
         })
     }
 
-    /// A Buffer's byte length and data.
-    pub fn buffer_info(self, v: Raw) -> SResult<ViewInfo> {
-        let (mut data, mut length) = (std::ptr::null_mut(), 0usize);
-        out!((), |_u| sys::napi_get_buffer_info(self.0, v, &mut data, &mut length))?;
-        Ok(ViewInfo {
-            element_type: None,
-            length,
-            data: data as *const u8,
-        })
+    /// Runs `f` on `byte_len` bytes of a view described by [`Napi::typedarray_info`] and
+    /// friends, in place. The caller computes `byte_len` from Node-API's own figures (never
+    /// more than the view); `f` runs no JS, so the bytes cannot move or go meanwhile.
+    pub fn with_view_bytes<R>(self, info: &ViewInfo, byte_len: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+        if info.data.is_null() || byte_len == 0 {
+            return f(&[]);
+        }
+        // SAFETY: Node-API reported the view's data pointer; `byte_len` is at most its size,
+        // and the bytes stay put while `f`, which cannot reach JS, runs.
+        f(unsafe { std::slice::from_raw_parts(info.data, byte_len) })
     }
 
     /// Copies `byte_len` bytes of a view described by [`Napi::typedarray_info`] and friends.
@@ -292,6 +289,13 @@ impl Napi {
         ))
     }
 
+    /// `obj[key]` (a getter or a proxy's trap runs; a throw stays pending).
+    pub fn property(self, obj: Raw, key: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_property(
+            self.0, obj, key, &mut o
+        ))
+    }
+
     pub fn has_own_property(self, obj: Raw, key: Raw) -> SResult<bool> {
         out!(false, |b| sys::napi_has_own_property(self.0, obj, key, &mut b))
     }
@@ -303,8 +307,6 @@ impl Napi {
     pub fn set_named_property(self, obj: Raw, key: &CStr, value: Raw) -> SResult<()> {
         out!((), |_u| sys::napi_set_named_property(self.0, obj, key.as_ptr(), value))
     }
-
-
 
     pub fn array_length(self, v: Raw) -> SResult<u32> {
         out!(0u32, |n| sys::napi_get_array_length(self.0, v, &mut n))

@@ -1,18 +1,11 @@
 //! The wire between the native methods and the JS glue, defined here once (its JS twin
 //! is lib/protocol.cjs). Keep both in step.
 //!
-//! - Rows and results travel as JSON text written here and parsed once in JS. A text
-//!   starting with [`WITH_MARKERS`] holds marker objects `{"\u0000tfx": ...}` for values
-//!   JSON cannot carry: NaN (`"NaN"`) and BLOBs (`"blob"`, base64 in `data`).
-//! - An empty string means `undefined` (an iterator's end, a pragma without a row).
+//! - Rows are JS values built through `js::rows` (lib/rows.cjs builds them in JS); the
+//!   few results that are not rows travel as JSON text parsed once in JS.
 //! - `db.prepare` returns one number, see [`pack_statement`].
 //! - Row modes and transaction kinds are small numbers, see [`RowMode`] and [`TxKind`];
 //!   a mode plus [`SAFE_INTEGERS`] reads INTEGER values as BigInt.
-
-/// Prefix of a JSON text that holds marker objects.
-pub const WITH_MARKERS: char = '\u{1}';
-/// Key of a marker object.
-pub const MARKER_KEY: &str = "\u{0}tfx";
 
 /// better-sqlite3's row modes (`Data::FLAT/PLUCK/EXPAND/RAW`) as the glue numbers them.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -34,8 +27,35 @@ impl RowMode {
     }
 }
 
+/// The bits of a statement call's mode that hold the row mode.
+pub const MODE_BITS: u32 = 3;
 /// Added to a row mode: INTEGER values as BigInt (`stmt.safeIntegers()`).
 pub const SAFE_INTEGERS: u32 = 4;
+/// Added to a statement call's mode: its parameters are one value per statement
+/// parameter, in order (read by the JS layer from a named-parameter object).
+pub const IN_ORDER: u32 = 8;
+
+/// What a statement call is about to do, for the checks better-sqlite3 makes before it
+/// reads a named-parameter object (`facadeCheck`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// `get()`, `all()`.
+    Read,
+    /// `run()`: refused while an iterator is open, unless in unsafe mode.
+    Write,
+    /// `iterate()`: adds an iterator.
+    Iterate,
+}
+
+impl CallKind {
+    pub fn from_wire(kind: u32) -> Self {
+        match kind {
+            1 => CallKind::Write,
+            2 => CallKind::Iterate,
+            _ => CallKind::Read,
+        }
+    }
+}
 
 /// `db.transaction(fn)` variants as the glue numbers them: 0 plain BEGIN, 1 deferred,
 /// 2 immediate, 3 exclusive.

@@ -18,6 +18,9 @@ pub const ROW_FORM: usize = 1;
 /// that calls the JS layer answers alone (a reused statement's prepare, pluck()) refuse
 /// as better-sqlite3 does while the connection is busy.
 pub const BUSY: usize = 2;
+/// `stmt.run()`'s `lastInsertRowid` as the 64 bits of an i64 (JS reads the slot through
+/// a BigInt64Array view of the same memory with safe integers on).
+pub const LAST_ROWID_BITS: usize = 3;
 /// How many user callbacks are registered on this thread (`js::callbacks::Registered`):
 /// JS checks whether a connection is busy only when this is not 0.
 pub const CALLBACKS: usize = 6;

@@ -3,7 +3,7 @@
 //! UTF-16 content of strings (lone surrogates included, as WTF-8 bytes like V8 writes).
 //! Every Node-API call goes through `js::napi`.
 
-use std::ffi::CStr;
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
@@ -11,7 +11,7 @@ use napi::sys;
 use napi::ValueType;
 
 use crate::error::{SResult, StoreError};
-use crate::js::napi::{Napi, Raw, Utf8};
+use crate::js::napi::{JsRef, Napi, Raw, Utf8, ViewInfo};
 
 #[derive(Clone, Copy)]
 pub struct JsVal {
@@ -63,10 +63,6 @@ impl JsVal {
             _ => Prim::Other,
         };
         Ok(JsVal { napi, raw, ty, prim })
-    }
-
-    pub fn env(&self) -> sys::napi_env {
-        self.napi.env()
     }
 
     /// The value itself, to hand back to Node-API.
@@ -141,17 +137,32 @@ impl JsVal {
         Ok(self.is_object() && self.napi.is_array(self.raw)?)
     }
 
-    /// Buffer, any typed array or DataView (what better-sqlite3 binds as a BLOB).
+    /// Buffer, any typed array or DataView (what better-sqlite3 binds as a BLOB: an
+    /// ArrayBuffer view; a Buffer is a Uint8Array).
     pub fn is_buffer(&self) -> SResult<bool> {
         if !self.is_object() {
             return Ok(false);
         }
-        Ok(self.napi.is_buffer(self.raw)? || self.napi.is_typedarray(self.raw)? || self.napi.is_dataview(self.raw)?)
+        Ok(self.napi.is_typedarray(self.raw)? || self.napi.is_dataview(self.raw)?)
     }
 
     /// The bytes of a Buffer, typed array or DataView (see [`JsVal::is_buffer`]).
     pub fn buffer_bytes(&self) -> SResult<Vec<u8>> {
-        let (info, byte_len) = if self.napi.is_typedarray(self.raw)? {
+        let (info, byte_len) = self.view()?;
+        Ok(self.napi.view_bytes(&info, byte_len))
+    }
+
+    /// Runs `f` (which must not reach JS) on the bytes of a Buffer, typed array or
+    /// DataView in place.
+    pub fn with_buffer_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> SResult<R> {
+        let (info, byte_len) = self.view()?;
+        Ok(self.napi.with_view_bytes(&info, byte_len, f))
+    }
+
+    /// Where a Buffer's, typed array's or DataView's bytes are, and how many (for a value
+    /// [`JsVal::is_buffer`] accepted).
+    fn view(&self) -> SResult<(ViewInfo, usize)> {
+        if self.napi.is_typedarray(self.raw)? {
             let info = self.napi.typedarray_info(self.raw)?;
             // Node-API gives the length in elements: an element type this build does not
             // know (a newer Node's Float16Array) has no size we could trust.
@@ -162,71 +173,22 @@ impl JsVal {
                 .length
                 .checked_mul(size)
                 .ok_or_else(|| StoreError::range_error("The bound string, buffer, or bigint is too big"))?;
-            (info, bytes)
-        } else if self.napi.is_dataview(self.raw)? {
+            Ok((info, bytes))
+        } else {
             let info = self.napi.dataview_info(self.raw)?;
             let bytes = info.length;
-            (info, bytes)
-        } else {
-            let info = self.napi.buffer_info(self.raw)?;
-            let bytes = info.length;
-            (info, bytes)
-        };
-        Ok(self.napi.view_bytes(&info, byte_len))
+            Ok((info, bytes))
+        }
     }
 
-    /// better-sqlite3's "plain object": an object whose prototype is Object.prototype or null.
-    pub fn is_plain_object(&self) -> SResult<bool> {
-        if !self.is_object() || self.is_array()? || self.is_buffer()? {
-            return Ok(false);
-        }
+    /// better-sqlite3's "plain object", for an object already known to be neither an
+    /// array nor a buffer: its prototype is Object.prototype or null.
+    pub fn has_plain_prototype(&self) -> SResult<bool> {
         let proto = JsVal::wrap(self.napi, self.napi.prototype(self.raw)?)?;
         if proto.is_null() {
             return Ok(true);
         }
-        let object_ctor = self.napi.named_property(self.napi.global()?, c"Object")?;
-        let object_proto = self.napi.named_property(object_ctor, c"prototype")?;
-        self.napi.strict_equals(proto.raw, object_proto)
-    }
-
-    pub fn undefined(env: sys::napi_env) -> SResult<JsVal> {
-        let napi = Napi::new(env);
-        Ok(JsVal {
-            napi,
-            raw: napi.undefined()?,
-            ty: sys::ValueType::napi_undefined,
-            prim: Prim::Other,
-        })
-    }
-
-    /// `x.key`, with V8's TypeError on null/undefined receivers.
-    pub fn get(&self, key: &CStr) -> SResult<JsVal> {
-        match self.ty {
-            sys::ValueType::napi_object | sys::ValueType::napi_function => {
-                JsVal::wrap(self.napi, self.napi.named_property(self.raw, key)?)
-            }
-            sys::ValueType::napi_undefined | sys::ValueType::napi_null => Err(StoreError::type_error(format!(
-                "Cannot read properties of {} (reading '{}')",
-                if self.is_null() { "null" } else { "undefined" },
-                key.to_string_lossy()
-            ))),
-            // Primitives: none of the store's field names live on their prototypes.
-            _ => JsVal::undefined(self.env()),
-        }
-    }
-
-    /// `Object.hasOwn(x, key)`.
-    pub fn has_own(&self, key: &CStr) -> SResult<bool> {
-        match self.ty {
-            sys::ValueType::napi_object | sys::ValueType::napi_function => {
-                let k = self.napi.string_utf8(key.to_bytes())?;
-                self.napi.has_own_property(self.raw, k)
-            }
-            sys::ValueType::napi_undefined | sys::ValueType::napi_null => {
-                Err(StoreError::type_error("Cannot convert undefined or null to object"))
-            }
-            _ => Ok(false),
-        }
+        self.napi.strict_equals(proto.raw, object_prototype(self.napi)?)
     }
 
     pub fn array_len(&self) -> SResult<u32> {
@@ -236,6 +198,24 @@ impl JsVal {
     pub fn element(&self, index: u32) -> SResult<JsVal> {
         JsVal::wrap(self.napi, self.napi.element(self.raw, index)?)
     }
+}
+
+thread_local! {
+    /// This thread's `Object.prototype` (one JS environment per thread), kept once read.
+    static OBJECT_PROTOTYPE: RefCell<Option<JsRef>> = const { RefCell::new(None) };
+}
+
+/// `Object.prototype` of this thread's environment.
+fn object_prototype(napi: Napi) -> SResult<Raw> {
+    OBJECT_PROTOTYPE.with(|kept| {
+        if let Some(kept) = kept.borrow().as_ref() {
+            return kept.get(napi);
+        }
+        let object_ctor = napi.named_property(napi.global()?, c"Object")?;
+        let proto = napi.named_property(object_ctor, c"prototype")?;
+        *kept.borrow_mut() = Some(napi.keep(proto)?);
+        Ok(proto)
+    })
 }
 
 /// Bytes per element of the typed arrays Node-API knows; None for any other type.

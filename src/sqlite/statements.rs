@@ -17,6 +17,8 @@ pub struct HeldStmt {
     iterating: bool,
     /// How its rows are laid out, kept while SQLite does not prepare it again.
     pub layout: Option<crate::js::rows::RowLayout>,
+    /// Its named parameters' keys, made when an object is first bound to it.
+    pub named_keys: Option<crate::js::bind::NamedKeys>,
 }
 
 #[derive(Default)]
@@ -41,6 +43,7 @@ impl StatementTable {
             bound: false,
             iterating: false,
             layout: None,
+            named_keys: None,
         })
     }
 
@@ -65,10 +68,16 @@ impl StatementTable {
     }
 
     /// Marks statement `id` as iterated.
-    pub fn begin_iteration(&mut self, id: u32) -> SResult<()> {
+    /// better-sqlite3's limit on open iterators, checked before another one starts.
+    pub fn may_add_iterator(&self) -> SResult<()> {
         if self.iterators >= MAX_ITERATORS {
             return Err(StoreError::range_error("Too many active database iterators"));
         }
+        Ok(())
+    }
+
+    pub fn begin_iteration(&mut self, id: u32) -> SResult<()> {
+        self.may_add_iterator()?;
         let held = self.get(id)?;
         if !held.iterating {
             held.iterating = true;

@@ -91,7 +91,14 @@ pub fn store_list_assigns(
 ) -> Result<Made> {
     with_handle(&env, db, |core| {
         let sql = list_sql(&columns, &statuses, active_before)?;
-        query(core, Napi::new(env.raw()), &sql, |stmt| bind_args_with(stmt, &args_of(&values)?), &ASSIGN).map(Made)
+        query(
+            core,
+            Napi::new(env.raw()),
+            &sql,
+            |stmt| bind_args_with(Napi::new(env.raw()), stmt, &args_of(&values)?),
+            &ASSIGN,
+        )
+        .map(Made)
     })
 }
 

@@ -150,7 +150,7 @@ pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, par
             napi,
             &context_sql(like, n),
             |_| {
-                let values = bind_args_with(&Anonymous(1 + 2 * n), &args)?;
+                let values = bind_args_with(napi, &Anonymous(1 + 2 * n), &args)?;
                 Ok(values
                     .into_iter()
                     .map(|(k, value)| (context_parameter(k, n), value))

@@ -177,6 +177,13 @@ pub fn store_list_role_keys(
 ) -> Result<Made> {
     with_handle(&env, db, |core| {
         let sql = keys_sql(&columns, states.as_deref())?;
-        query(core, Napi::new(env.raw()), &sql, |stmt| bind_args_with(stmt, &[Arg::Js(params)]), &PLAIN).map(Made)
+        query(
+            core,
+            Napi::new(env.raw()),
+            &sql,
+            |stmt| bind_args_with(Napi::new(env.raw()), stmt, &[Arg::Js(params)]),
+            &PLAIN,
+        )
+        .map(Made)
     })
 }

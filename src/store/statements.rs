@@ -13,7 +13,7 @@ use super::query::busy;
 use super::scale;
 use super::stmt::{Effect, Stmt};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_into, bind_args_into, bind_raw, bound_from_js, Args, BoundValues, TOO_FEW, TOO_MANY};
+use crate::js::bind::{args_into, bind_args, bind_raw, bound_from_js, Args, BoundValues, Collect, TOO_FEW, TOO_MANY};
 use crate::js::napi::{Napi, Raw};
 use crate::js::protocol::RowMode;
 use crate::js::rows::{all_rows, first_row, Read, RowLayout};
@@ -116,7 +116,7 @@ fn bound_values(js: Napi, stmt: &RawStmt, params: &[Raw], out: &mut BoundValues)
     if !is_named(stmt) {
         let mut args = Args::new();
         args_into(js, params, &mut args)?;
-        return bind_args_into(stmt, &args, out);
+        return bind_args(js, &mut Collect { params: stmt, out }, &args, None);
     }
     let count = stmt.parameter_count();
     if params.len() != count {

@@ -64,12 +64,26 @@ impl RowLayout {
         let count = stmt.column_count();
         let (kind, values, json, form) = match mode {
             RowMode::Pluck => {
-                let values = if count > 0 { vec![(0, Column::Value)] } else { Vec::new() };
-                (FormKind::Value, values, Vec::new(), FormText::new(FormKind::Value, 1, 0))
+                let values = if count > 0 {
+                    vec![(0, Column::Value)]
+                } else {
+                    Vec::new()
+                };
+                (
+                    FormKind::Value,
+                    values,
+                    Vec::new(),
+                    FormText::new(FormKind::Value, 1, 0),
+                )
             }
             RowMode::Raw => {
                 let values = (0..count).map(|i| (i, Column::Value)).collect();
-                (FormKind::Array, values, Vec::new(), FormText::new(FormKind::Array, count, 0))
+                (
+                    FormKind::Array,
+                    values,
+                    Vec::new(),
+                    FormText::new(FormKind::Array, count, 0),
+                )
             }
             RowMode::Expand => {
                 let mut form = FormText::new(FormKind::Expanded, count, 0);
@@ -97,7 +111,8 @@ impl RowLayout {
     fn object(stmt: &RawStmt, shape: &RowShape) -> Self {
         let count = stmt.column_count();
         let mut values = Vec::with_capacity(count);
-        let mut json: Vec<(Option<usize>, &'static str)> = shape.json.iter().map(|&(_, _, fallback)| (None, fallback)).collect();
+        let mut json: Vec<(Option<usize>, &'static str)> =
+            shape.json.iter().map(|&(_, _, fallback)| (None, fallback)).collect();
         let mut keys: Vec<Cow<'_, str>> = Vec::with_capacity(count + json.len());
         for i in 0..count {
             let name = stmt.column_name_bytes(i);
@@ -113,7 +128,11 @@ impl RowLayout {
             keys.push(String::from_utf8_lossy(name));
         }
         let mut form = FormText::new(FormKind::Object, values.len(), json.len());
-        for key in keys.iter().map(|k| k.as_ref()).chain(shape.json.iter().map(|&(_, key, _)| key)) {
+        for key in keys
+            .iter()
+            .map(|k| k.as_ref())
+            .chain(shape.json.iter().map(|&(_, key, _)| key))
+        {
             form.push_key(key);
         }
         RowLayout {
@@ -129,10 +148,15 @@ impl RowLayout {
 
     /// The kept layout `memo` if it is still `stmt`'s in `shape` and `mode`, else a new
     /// one kept there.
-    pub fn current<'m>(memo: &'m mut Option<RowLayout>, stmt: &RawStmt, shape: &RowShape, mode: RowMode) -> &'m RowLayout {
-        let valid = memo.as_ref().is_some_and(|l| {
-            l.reprepares == stmt.reprepares() && std::ptr::eq(l.shape_of, shape) && l.mode == mode
-        });
+    pub fn current<'m>(
+        memo: &'m mut Option<RowLayout>,
+        stmt: &RawStmt,
+        shape: &RowShape,
+        mode: RowMode,
+    ) -> &'m RowLayout {
+        let valid = memo
+            .as_ref()
+            .is_some_and(|l| l.reprepares == stmt.reprepares() && std::ptr::eq(l.shape_of, shape) && l.mode == mode);
         if !valid {
             *memo = None;
         }

@@ -46,7 +46,13 @@ impl Read<'static> {
 /// Steps a bound statement to its end and returns its rows as a JS array, then resets
 /// it (`memo` keeps its layout between calls). The columns are laid out after the first
 /// step: a statement SQLite prepared again there may have other columns than before.
-pub fn all_rows(js: Napi, conn: &Connection, stmt: &mut RawStmt, memo: &mut Option<RowLayout>, read: Read<'_>) -> SResult<Raw> {
+pub fn all_rows(
+    js: Napi,
+    conn: &Connection,
+    stmt: &mut RawStmt,
+    memo: &mut Option<RowLayout>,
+    read: Read<'_>,
+) -> SResult<Raw> {
     let stepped = step_all(js, stmt, memo, read);
     let reset = stmt.reset();
     let (rows, status) = stepped?;
@@ -97,7 +103,12 @@ pub fn first_row(
 }
 
 /// The current row of a stepped statement, as [`one_row`] gives it.
-pub fn current_row(js: Napi, stmt: &RawStmt, memo: &mut Option<RowLayout>, read: Read<'_>) -> SResult<(Raw, Option<u32>)> {
+pub fn current_row(
+    js: Napi,
+    stmt: &RawStmt,
+    memo: &mut Option<RowLayout>,
+    read: Read<'_>,
+) -> SResult<(Raw, Option<u32>)> {
     let layout = RowLayout::current(memo, stmt, read.shape, read.mode);
     one_row(js, stmt, layout, read.safe_integers)
 }

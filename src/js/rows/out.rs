@@ -105,7 +105,9 @@ pub struct RowBatch<'l> {
 impl<'l> RowBatch<'l> {
     /// Rows appended to `rows`, a JS array (or built one at a time when it is null).
     fn new(js: Napi, layout: &'l RowLayout, safe_integers: bool, rows: Raw, scoped: bool) -> SResult<Self> {
-        let mut args = Vec::with_capacity(LEAD + layout.values.len().max(1).min(CHUNK_VALUES) * 4);
+        // A chunk holds up to CHUNK_VALUES values and one row more.
+        let room = layout.values.len() + if scoped { CHUNK_VALUES } else { 0 };
+        let mut args = Vec::with_capacity(LEAD + room);
         args.extend([rows, form_js(js, &layout.form)?, rows, rows]);
         Ok(RowBatch {
             js,
