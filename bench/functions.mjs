@@ -28,9 +28,13 @@ const json = arg('json', null);
 /** The same callbacks on either side. */
 function open(Db) {
   const db = new Db(':memory:');
-  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER NOT NULL)');
-  db.prepare('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO t (x) SELECT i FROM n').run(rows);
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER NOT NULL, s TEXT NOT NULL, b BLOB NOT NULL)');
+  db.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+    INSERT INTO t (x, s, b) SELECT i, 'item number ' || i, randomblob(16) FROM n`).run(rows);
   db.function('plus_one', { deterministic: true }, (x) => x + 1);
+  db.function('text_length', { deterministic: true }, (s) => s.length);
+  db.function('exclaim', { deterministic: true }, (s) => `${s}!`);
+  db.function('blob_length', { deterministic: true }, (b) => b.length);
   db.aggregate('total', { start: 0, step: (total, x) => total + x });
   db.aggregate('moving', {
     start: 0,
@@ -57,6 +61,21 @@ const CASES = [
     name: 'scalar function, 100,000 rows read (all() of f(x))',
     sql: 'SELECT plus_one(x) AS y FROM t',
     run: (s) => s.all().length,
+  },
+  {
+    name: 'scalar function of a TEXT argument (sum of f(s))',
+    sql: 'SELECT sum(text_length(s)) FROM t',
+    run: (s) => s.pluck().get(),
+  },
+  {
+    name: 'scalar function returning TEXT (sum of length(f(s)))',
+    sql: 'SELECT sum(length(exclaim(s))) FROM t',
+    run: (s) => s.pluck().get(),
+  },
+  {
+    name: 'scalar function of a BLOB argument (sum of f(b))',
+    sql: 'SELECT sum(blob_length(b)) FROM t',
+    run: (s) => s.pluck().get(),
   },
   {
     name: 'aggregate over 100,000 rows',

@@ -14,7 +14,7 @@ use rusqlite::types::ValueRef;
 use crate::error::{SResult, StoreError};
 use crate::js::batch::{self, Kind, Runner, WithValue};
 use crate::js::callbacks::{
-    aggregate_flags, call_framed, call_numbers, frame_result, report, with_failure_set_aside, FrameCall, Framed,
+    aggregate_flags, call_framed, call_scalar, frame_result, report, with_failure_set_aside, FrameCall, Framed,
     Registered,
 };
 use crate::js::napi::{CallValues, JsRef, Napi, ScopeCache};
@@ -64,7 +64,7 @@ impl JsFunction {
             None => js.callback_scope(self.db)?,
         };
         let values = self.saved.get(js, &scope, &self.f)?;
-        let result = match call_numbers(js, &values, args, self.safe_ints) {
+        let result = match call_scalar(js, &values, args, self.safe_ints) {
             Some(result) => result?,
             None => {
                 let call = FrameCall {

@@ -10,8 +10,9 @@ use smallvec::SmallVec;
 
 use crate::error::{SResult, StoreError};
 use crate::js::batch;
-use crate::js::callbacks::{report, set_result, value_js, Registered};
+use crate::js::callbacks::{report, set_result, Registered};
 use crate::js::napi::{JsRef, Napi, Raw};
+use crate::js::rows::value_js;
 use crate::js::value::JsVal;
 use crate::native_db::with_handle;
 use crate::sqlite::raw::functions::{ResultSink, SqlValue};

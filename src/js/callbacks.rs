@@ -12,6 +12,7 @@ use smallvec::SmallVec;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::bound_from_js;
 use crate::js::napi::{CallValues, Napi, Raw, ResultSlots};
+use crate::js::rows::value_js;
 use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
@@ -68,19 +69,6 @@ pub fn facade_check_idle(env: napi::Env, db: u32) -> napi::Result<()> {
         return Err(StoreError::type_error("This database connection is busy executing a query").throw(env.raw()));
     }
     Ok(())
-}
-
-/// A SQLite value as a callback argument: INTEGER as a number, or a BigInt with
-/// `safeIntegers`; TEXT decoded by V8; BLOB as a new Buffer.
-pub fn value_js(js: Napi, value: ValueRef<'_>, safe_ints: bool) -> SResult<Raw> {
-    match value {
-        ValueRef::Integer(n) if safe_ints => js.bigint(n),
-        ValueRef::Integer(n) => js.number(n as f64),
-        ValueRef::Real(f) => js.number(f),
-        ValueRef::Text(t) => js.string_utf8(t),
-        ValueRef::Blob(b) => js.buffer_copy(b),
-        ValueRef::Null => js.null(),
-    }
 }
 
 /// A callback's JS result as the SQL result. `prefix` names the callback for the
@@ -197,30 +185,40 @@ pub fn call_framed(js: Napi, call: &FrameCall<'_>) -> SResult<Framed> {
 /// How many arguments a call passes from the stack (fewer than the frame's slots).
 const FEW: usize = 8;
 
-/// [`call_framed`] for the usual call of a scalar function: every argument an INTEGER, a
-/// REAL or NULL, and the frame shared memory. None, with nothing called, otherwise (the
-/// caller then makes the call through [`call_framed`]). One pass over the arguments and
-/// no conversion error to carry: a function over numbers costs little besides the call.
+/// [`call_framed`] for the usual call of a scalar function: a few arguments and the
+/// frame shared memory. None, with nothing called, otherwise (the caller then makes the
+/// call through [`call_framed`]). One pass over the arguments: a number goes to its frame
+/// slot, TEXT and BLOB become JS values as rows' values do, so a function over text costs
+/// only the string more than one over numbers.
 #[inline]
-pub fn call_numbers(js: Napi, values: &CallValues, args: &[SqlValue], safe_ints: bool) -> Option<SResult<Framed>> {
+pub fn call_scalar(js: Napi, values: &CallValues, args: &[SqlValue], safe_ints: bool) -> Option<SResult<Framed>> {
     if args.len() > FEW {
         return None;
     }
     slots::with_shared(|frame| {
         let frame = frame?;
-        let mut argv = [values.null; FEW];
-        for (i, (slot, arg)) in argv.iter_mut().zip(args).enumerate() {
-            *slot = framed_number(frame, values, slots::CALL_ARGS + i, arg.get(), safe_ints)?;
-        }
-        Some(
-            js.call(values.func, values.undefined, &argv[..args.len()])
-                .map(|value| {
-                    let number =
-                        (frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slots::CALL_RESULT));
-                    Framed { value, number }
-                }),
-        )
+        Some(call_with_frame(js, frame, values, args, safe_ints))
     })
+}
+
+fn call_with_frame(
+    js: Napi,
+    frame: &ResultSlots,
+    values: &CallValues,
+    args: &[SqlValue],
+    safe_ints: bool,
+) -> SResult<Framed> {
+    let mut argv = [values.null; FEW];
+    for (i, (slot, arg)) in argv.iter_mut().zip(args).enumerate() {
+        let value = arg.get();
+        *slot = match framed_number(frame, values, slots::CALL_ARGS + i, value, safe_ints) {
+            Some(marker) => marker,
+            None => value_js(js, value, safe_ints)?,
+        };
+    }
+    let value = js.call(values.func, values.undefined, &argv[..args.len()])?;
+    let number = (frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slots::CALL_RESULT));
+    Ok(Framed { value, number })
 }
 
 /// What a trampoline gave back: the JS value it returned, and the number it left in the

@@ -15,6 +15,7 @@ mod values;
 
 pub use layout::{RowLayout, RowShape, PLAIN};
 pub use out::{one_row, RowBatch};
+pub use values::value_js;
 
 use rusqlite::{ffi, Connection};
 
