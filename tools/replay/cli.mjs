@@ -4,6 +4,7 @@
 import { writeFileSync } from "node:fs";
 
 import { show } from "./compare.mjs";
+import { engineName } from "./engine-wording.mjs";
 import { importImpl } from "./files.mjs";
 import { replayFile } from "./replay.mjs";
 
@@ -46,6 +47,26 @@ function parseCli(argv) {
   return opts;
 }
 
+/**
+ * The report of the calls accepted with a message in this engine's own words: a line
+ * with their number, then one line per distinct pair of messages (tools/runtimes/ reads it).
+ */
+export function wordingLines(file, worded, engine = engineName()) {
+  const lines = [
+    `engine wording (${file}): ${worded.length} call(s) accepted whose only difference is a TypeError message that ${engine} words otherwise for the same operation:`,
+  ];
+  const pairs = new Map();
+  for (const w of worded) {
+    const key = JSON.stringify([w.what, w.expected, w.actual]);
+    pairs.set(key, (pairs.get(key) ?? 0) + 1);
+  }
+  for (const [key, count] of pairs) {
+    const [what, expected, actual] = JSON.parse(key);
+    lines.push(`  ${count}x ${what}: recorded (V8) ${JSON.stringify(expected)}, this engine ${JSON.stringify(actual)}`);
+  }
+  return lines;
+}
+
 export async function main() {
   let opts;
   try {
@@ -86,6 +107,7 @@ export async function main() {
     if (r.shifted > 0) {
       console.log(`timing (${file}): ${r.shifted} call(s) accepted with clock-normalized values one second off (see the timing warnings)`);
     }
+    if (r.worded.length > 0) console.log(wordingLines(file, r.worded).join("\n"));
   }
   const shown = report.failures.slice(0, opts.maxReport);
   for (const f of shown) {
