@@ -2,7 +2,8 @@
 // its catalogue, performed by V8, gives the very message V8 recorded, so on V8 a replayed
 // message is accepted only when it is the recorded one; a replay whose store words a
 // message otherwise fails here. (On Bun the same module accepts JavaScriptCore's wording:
-// __test__/runtimes/engine-cases.mjs, run by the Bun lane.)
+// __test__/runtimes/engine-cases.mjs, run by the Bun lane.) The replayer's report of such
+// calls reads back as the lanes read it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { wordingLines } from '../tools/replay/cli.mjs';
 import { engineName, engineWorded, reproduce } from '../tools/replay/engine-wording.mjs';
+import { wordingPairs } from '../tools/runtimes/replays.mjs';
 import { repoRoot } from './helpers.mjs';
 
 /** Operations as the original's code does them, and the message V8 gives for each. */
@@ -80,4 +83,18 @@ test('on V8 a replayed TypeError message other than the recorded one fails the c
   assert.equal(other.status, 1);
   assert.equal(other.stdout.trim().split('\n').at(-1), '1 passed, 1 failed', other.stdout + other.stderr);
   assert.doesNotMatch(other.stdout, /engine wording/);
+});
+
+test("the lanes read back the replayer's engine-wording report, quotes and backslashes included", () => {
+  const worded = [
+    { what: 'reading a property', expected: "Cannot read properties of null (reading 'p')", actual: "null is not an object (evaluating 'v.p')" },
+    { what: 'calling what is not a function', expected: 'f is not a function', actual: "f is not a function. (In 'f(/[%_\\\\]/g, \"\\\\$&\")', 'f' is undefined)" },
+    { what: 'reading a property', expected: "Cannot read properties of null (reading 'p')", actual: "null is not an object (evaluating 'v.p')" },
+  ];
+  const lines = wordingLines('golden/x.jsonl', worded, 'an engine');
+  assert.match(lines[0], /^engine wording \(golden\/x\.jsonl\): 3 call\(s\) accepted .* an engine words otherwise/);
+  assert.deepEqual(wordingPairs(lines.join('\n')), [
+    { count: 2, ...worded[0] },
+    { count: 1, ...worded[1] },
+  ]);
 });
