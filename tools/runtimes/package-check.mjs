@@ -71,8 +71,13 @@ const HOW = {
   deno: {
     registryEnv: (url, work) => ({ NPM_CONFIG_REGISTRY: url, DENO_DIR: join(work, 'cache'), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' }),
     install: ['install'],
-    run: (file) => ['run', '-A', file],
-    commands: (args) => [['deno', ['run', '-A', `npm:${pkg.name}`, ...args]]],
+    // What a store needs of Deno's permissions (ffi: loading a native addon); a
+    // read-only command needs no write.
+    run: (file) => ['run', '--allow-read', '--allow-write', '--allow-env', '--allow-ffi', file],
+    commands: (args) => [
+      ['deno', ['run', '-A', `npm:${pkg.name}`, ...args]],
+      ['deno', ['run', '--allow-read', '--allow-env', '--allow-ffi', `npm:${pkg.name}`, ...args]],
+    ],
   },
 };
 
