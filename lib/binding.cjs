@@ -10,6 +10,7 @@
 // realm, a statement with unnamed parameters) goes to the native side as it was passed
 // (src/js/bind/).
 
+const { constants: bufferConstants } = require('node:buffer');
 const { types } = require('node:util');
 const native = require('./native.cjs');
 
@@ -20,8 +21,11 @@ const CallKind = Object.freeze({ READ: 0, WRITE: 1, ITERATE: 2 });
 
 const CANNOT_BIND = 'SQLite3 can only bind numbers, strings, bigints, buffers, and null';
 const TOO_BIG = 'The bound string, buffer, or bigint is too big';
-/** SQLite's length limit in bytes (SQLITE_MAX_LENGTH): a longer string or BLOB is too big. */
-const MAX_LENGTH = 1e9;
+/**
+ * The connections' length limit in bytes: the longest JS string or Buffer (lib/native.cjs
+ * sets it, as better-sqlite3 does); a longer bound string or BLOB is too big.
+ */
+const MAX_LENGTH = Math.min(bufferConstants.MAX_STRING_LENGTH, bufferConstants.MAX_LENGTH, 2 ** 31 - 1);
 const MIN_INT64 = -(2n ** 63n);
 const MAX_INT64 = 2n ** 63n - 1n;
 

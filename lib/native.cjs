@@ -6,6 +6,7 @@
 // other lib/ files call `native.facadeRun(...)` as plain properties (no proxy on the
 // hot path); every way in (createStore, new Database, uuidv7) calls load() first.
 
+const { constants: bufferConstants } = require('node:buffer');
 const { readFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const { name: PACKAGE, version: VERSION } = require('../package.json');
@@ -105,6 +106,8 @@ function load() {
       }
     }
     Object.defineProperties(module.exports, descriptors);
+    // Every connection limits its values to what this engine's strings and Buffers hold.
+    loaded.setValueLimits(bufferConstants.MAX_STRING_LENGTH, bufferConstants.MAX_LENGTH);
     binding = loaded;
     loadedFrom = candidate.packageName ? require.resolve(candidate.packageName) : candidate.path;
     loadedTriple = triple;

@@ -96,6 +96,21 @@ thread_local! {
     static CONNECTIONS: RefCell<Handles<Slot>> = RefCell::new(Handles::default());
 }
 
+/// `native.setValueLimits(maxString, maxBuffer)`: the running JS engine's longest string
+/// and Buffer (Node's `buffer.constants`), which every connection opened afterwards
+/// limits its values to, as better-sqlite3 does.
+#[napi]
+pub fn set_value_limits(max_string: f64, max_buffer: f64) {
+    let cap = |v: f64| {
+        if v.is_nan() {
+            0
+        } else {
+            v.clamp(0.0, f64::from(i32::MAX)) as i32
+        }
+    };
+    connection::set_value_limits(cap(max_string), cap(max_buffer));
+}
+
 /// The slot behind a handle (None once its NativeDb was collected).
 fn slot_of(handle: u32) -> Option<Slot> {
     CONNECTIONS.with(|c| c.borrow().get(handle).cloned())

@@ -53,6 +53,8 @@ impl Backups {
             ..OpenMode::default()
         };
         let conn = connection::open(dest, mode)?;
+        // better-sqlite3 lifts the destination's length limit.
+        raw::set_limit(&conn, ffi::SQLITE_LIMIT_LENGTH, i32::MAX);
         let backup = RawBackup::init(source, source_name, conn)?;
         let job = Job {
             backup: Some(backup),

@@ -1,5 +1,6 @@
 //! Opening a connection the way better-sqlite3 does, and the per-connection settings.
 
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use rusqlite::{ffi, Connection, OpenFlags};
@@ -107,9 +108,28 @@ fn immutable_uri(path: &str) -> String {
     uri
 }
 
+/// The longest JS string and Buffer of the running JS engine, capped at `i32::MAX` (0:
+/// not told, SQLite's own limits stay). Process-wide: every JS environment of a process
+/// runs the same engine.
+static MAX_STRING: AtomicI32 = AtomicI32::new(0);
+static MAX_BUFFER: AtomicI32 = AtomicI32::new(0);
+
+/// Takes the JS engine's value limits (the JS layer passes them when the binary loads).
+pub fn set_value_limits(max_string: i32, max_buffer: i32) {
+    MAX_STRING.store(max_string, Ordering::Relaxed);
+    MAX_BUFFER.store(max_buffer, Ordering::Relaxed);
+}
+
 /// Per-connection settings applied right after opening.
 pub fn configure(conn: &Connection) -> SResult<()> {
     conn.set_prepared_statement_cache_capacity(256);
+    // As better-sqlite3 does: no TEXT or BLOB longer than JS can hold, no SQL text longer
+    // than a JS string (SQLite then refuses it with "string or blob too big").
+    let (max_string, max_buffer) = (MAX_STRING.load(Ordering::Relaxed), MAX_BUFFER.load(Ordering::Relaxed));
+    if max_string > 0 && max_buffer > 0 {
+        raw::set_limit(conn, ffi::SQLITE_LIMIT_LENGTH, max_string.min(max_buffer));
+        raw::set_limit(conn, ffi::SQLITE_LIMIT_SQL_LENGTH, max_string);
+    }
     // better-sqlite3 runs every connection in defensive mode.
     raw::enable_db_config(conn, ffi::SQLITE_DBCONFIG_DEFENSIVE)?;
     // As in better-sqlite3: extensions load through the C API (`db.loadExtension`); SQL's

@@ -83,6 +83,12 @@ pub fn enable_db_config(conn: &Connection, option: c_int) -> Result<(), StoreErr
     }
 }
 
+/// Sets one of the connection's run-time limits (`sqlite3_limit`).
+pub fn set_limit(conn: &Connection, limit: c_int, value: c_int) {
+    // SAFETY: a live connection; an unknown limit id is ignored by SQLite.
+    unsafe { ffi::sqlite3_limit(db(conn), limit, value) };
+}
+
 /// Sets a boolean `sqlite3_db_config` option (DEFENSIVE is turned off by unsafe mode).
 pub fn set_db_config(conn: &Connection, option: c_int, on: bool) -> Result<(), StoreError> {
     // SAFETY: boolean options take an int and an optional int* (NULL: no read-back).
