@@ -3,7 +3,8 @@
 // side (src/js/callbacks.rs) leaves each INTEGER or REAL argument in the call frame, a
 // region of the result slots (src/js/slots.rs CALL_*), and passes `undefined` in its place
 // (`true` for an INTEGER read as a BigInt, from the same memory as a BigInt64Array); any
-// other argument (TEXT, BLOB, NULL, past the frame's slots) comes as itself. A trampoline
+// other argument (TEXT, BLOB, NULL, past the frame's slots) comes as itself, but for a
+// small BLOB, which comes as an ArrayBuffer that the trampoline wraps as a Buffer. A trampoline
 // reads the frame before the user's function runs, so a nested callback's frame cannot
 // clobber it, and leaves a number result in the frame as plain memory; any other result
 // is returned for the native side to convert and check.
@@ -40,6 +41,8 @@ const NEW = 1;
 const FINAL = 2;
 const RELEASE = 4;
 
+const bufferOf = Buffer.from;
+
 /** A group whose callback threw: SQLite's final call for it (as the statement stops) runs nothing. */
 const DROPPED = Object.freeze({});
 
@@ -70,11 +73,12 @@ function decoders() {
   // Where the slots are V8's own (no shared memory), the native side reads a callback's
   // result from its return value only.
   const shared = f[CALL_SHARED] === 1;
-  /** Argument `i` as the user's function sees it. */
+  /** Argument `i` as the user's function sees it (a small BLOB comes as an ArrayBuffer to wrap). */
   const arg = (a, i) => {
     if (a === false) return i32[2 * (CALL_ARGS + i)];
     if (a === undefined) return f[CALL_ARGS + i];
-    return a === true ? b[CALL_ARGS + i] : a;
+    if (a === true) return b[CALL_ARGS + i];
+    return a instanceof ArrayBuffer ? bufferOf(a) : a;
   };
   /** The result: a number left in the frame (returned too where the frame is not shared), or itself. */
   const done = (r) => {

@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 use crate::error::{SResult, StoreError};
 use crate::js::bind::bound_from_js;
 use crate::js::napi::{CallValues, Napi, Raw, ResultSlots};
-use crate::js::rows::value_js;
+use crate::js::rows::{value_js, value_js_wrapped};
 use crate::js::slots;
 use crate::js::throw::Throw;
 use crate::js::value::JsVal;
@@ -213,7 +213,7 @@ fn call_with_frame(
         let value = arg.get();
         *slot = match framed_number(frame, values, slots::CALL_ARGS + i, value, safe_ints) {
             Some(marker) => marker,
-            None => value_js(js, value, safe_ints)?,
+            None => value_js_wrapped(js, value, safe_ints)?.0,
         };
     }
     let value = js.call(values.func, values.undefined, &argv[..args.len()])?;
@@ -253,7 +253,7 @@ fn framed_arg(js: Napi, frame: &ResultSlots, call: &FrameCall<'_>, i: usize, arg
     let value = arg.get();
     match framed_number(frame, call.values, slots::CALL_ARGS + i, value, call.safe_ints) {
         Some(marker) => Ok(marker),
-        None => value_js(js, value, call.safe_ints),
+        None => Ok(value_js_wrapped(js, value, call.safe_ints)?.0),
     }
 }
 

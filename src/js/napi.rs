@@ -394,6 +394,27 @@ impl Napi {
         }
     }
 
+    /// An ArrayBuffer holding a copy of `bytes` (JS wraps it as a Buffer itself).
+    pub fn arraybuffer_copy(self, bytes: &[u8]) -> SResult<Raw> {
+        let mut data = std::ptr::null_mut();
+        let made = out!(std::ptr::null_mut(), |o| sys::napi_create_arraybuffer(
+            self.0,
+            bytes.len(),
+            &mut data,
+            &mut o
+        ));
+        let buffer = self.or_too_big(made, "Array buffer allocation failed")?;
+        if !bytes.is_empty() {
+            if data.is_null() {
+                return Err(StoreError::error("Node-API made an ArrayBuffer without memory"));
+            }
+            // SAFETY: Node-API allocated `bytes.len()` writable bytes at `data` for the new
+            // buffer, which no JS has seen yet.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len()) };
+        }
+        Ok(buffer)
+    }
+
     /// A Buffer holding a copy of `bytes`.
     pub fn buffer_copy(self, bytes: &[u8]) -> SResult<Raw> {
         let ptr = if bytes.is_empty() {

@@ -15,7 +15,7 @@ mod values;
 
 pub use layout::{RowLayout, RowShape, PLAIN};
 pub use out::{one_row, RowBatch};
-pub use values::value_js;
+pub use values::{value_js, value_js_wrapped};
 
 use rusqlite::{ffi, Connection};
 

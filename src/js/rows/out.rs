@@ -9,7 +9,8 @@
 //!   as a chunk of one.
 //!
 //! Stored JSON columns (the store's rows) are checked here and written, fallbacks in
-//! place, into one JSON array text per chunk that the filler parses once.
+//! place, into one JSON array text per chunk that the filler parses once. A chunk's small
+//! BLOBs cross as ArrayBuffers that the filler wraps as Buffers (`value_js_wrapped`).
 
 use std::cell::RefCell;
 
@@ -25,7 +26,7 @@ use crate::sqlite::raw::RawStmt;
 
 use super::forms::FormKind;
 use super::layout::{value_truthy, Column, Form, RowLayout};
-use super::values::value_js;
+use super::values::{value_js, value_js_wrapped};
 
 /// A chunk is handed over once it holds this many values (whole rows: a row has at most
 /// SQLite's 2,000 columns, so a call takes at most a few thousand arguments)...
@@ -33,9 +34,10 @@ const CHUNK_VALUES: usize = 1024;
 /// ...or this many bytes of stored JSON.
 const CHUNK_JSON: usize = 1 << 20;
 
-/// The filler's leading arguments: the rows array (or null), the form, the row count and
-/// the chunk's JSON (or undefined); the values follow.
-const LEAD: usize = 4;
+/// The filler's leading arguments: the rows array (or null), the form, the row count, the
+/// chunk's JSON (or undefined) and how many of its values JS wraps as Buffers; the values
+/// follow.
+const LEAD: usize = 5;
 
 thread_local! {
     /// This thread's row filler (lib/rows.cjs), set once when the binding loads.
@@ -85,6 +87,16 @@ fn column_js(js: Napi, stmt: &RawStmt, i: usize, column: Column, safe_integers: 
     }
 }
 
+/// [`column_js`] for the filler, which wraps small BLOBs itself (the flag says this one).
+#[inline]
+fn column_wrapped(js: Napi, stmt: &RawStmt, i: usize, column: Column, safe_integers: bool) -> SResult<(Raw, bool)> {
+    let v = stmt.column(i);
+    match column {
+        Column::FalsyDefault(default) if !value_truthy(v) => Ok((js.text(default.as_bytes())?, false)),
+        _ => value_js_wrapped(js, v, safe_integers),
+    }
+}
+
 /// The rows of one call, handed to the filler a chunk at a time.
 pub struct RowBatch<'l> {
     js: Napi,
@@ -94,6 +106,8 @@ pub struct RowBatch<'l> {
     /// The filler's arguments: `LEAD` leading ones, then this chunk's values.
     args: Vec<Raw>,
     count: u32,
+    /// How many of the chunk's values JS wraps as Buffers.
+    wrapped: u32,
     json: Option<JsonOut>,
     /// Whether each chunk's values get a handle scope of their own (not for a lone row,
     /// which must outlive the batch).
@@ -108,7 +122,7 @@ impl<'l> RowBatch<'l> {
         // A chunk holds up to CHUNK_VALUES values and one row more.
         let room = layout.values.len() + if scoped { CHUNK_VALUES } else { 0 };
         let mut args = Vec::with_capacity(LEAD + room);
-        args.extend([rows, form_js(js, &layout.form)?, rows, rows]);
+        args.extend([rows, form_js(js, &layout.form)?, rows, rows, rows]);
         Ok(RowBatch {
             js,
             layout,
@@ -116,6 +130,7 @@ impl<'l> RowBatch<'l> {
             filler: filler(js)?,
             args,
             count: 0,
+            wrapped: 0,
             json: None,
             scoped,
             scope: None,
@@ -134,7 +149,9 @@ impl<'l> RowBatch<'l> {
             self.scope = Some(js.scope()?);
         }
         for &(i, column) in &self.layout.values {
-            self.args.push(column_js(js, stmt, i, column, self.safe_integers)?);
+            let (value, wrapped) = column_wrapped(js, stmt, i, column, self.safe_integers)?;
+            self.wrapped += u32::from(wrapped);
+            self.args.push(value);
         }
         if !self.layout.json.is_empty() {
             let json = self.json.get_or_insert_with(JsonOut::new);
@@ -169,9 +186,11 @@ impl<'l> RowBatch<'l> {
             }
             None => js.undefined()?,
         };
+        self.args[4] = js.number(f64::from(self.wrapped))?;
         let out = js.call(self.filler, js.undefined()?, &self.args);
         self.args.truncate(LEAD);
         self.count = 0;
+        self.wrapped = 0;
         // The chunk's values are in rows now (or thrown away with an error).
         self.scope = None;
         out
