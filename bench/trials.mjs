@@ -8,13 +8,8 @@
 // median over better-sqlite3's (lower is better; ≤ 1.00 is at least as fast).
 //
 //   node bench/trials.mjs [--reps N] [--ms N] [--only select-all,large_blob] [--default] [--json out.json]
-//   node bench/trials.mjs --instructions [--only …]   # instructions per call, counted by callgrind
 //   node bench/all-nodes.mjs --bench trials --nodes 22,24,26 -- --reps 5
-//
-// --instructions counts instead of timing: each measurement runs under valgrind's
-// callgrind twice, with 200 and 1,200 calls after the same warm-up, and reports the
-// difference per call (repeatable whatever else the machine does; it counts work, not
-// the time memory traffic costs, so the large-value trials are better timed).
+
 // --default runs upstream's default five trials (four columns of `small`); otherwise the
 // searchable ones (each column of `small`, `large_text`, `large_blob`). --only keeps the
 // trials whose name contains every comma-separated term.
@@ -147,9 +142,8 @@ function open(driver, file) {
   return db;
 }
 
-/** The child: one trial on one driver, `ms` of calls after a warm-up; prints ns per call
- * (or, given `calls`, exactly that many calls after the warm-up). */
-function measure({ driver, file, trial, ms, calls }) {
+/** The child: one trial on one driver, `ms` of calls after a warm-up; prints ns per call. */
+function measure({ driver, file, trial, ms }) {
   const db = open(driver, file);
   if (!TYPES[trial.type].readonly) {
     for (const table of Object.keys(TABLES)) db.exec(`DELETE FROM ${table} WHERE rowid > 1;`);
@@ -169,28 +163,8 @@ function measure({ driver, file, trial, ms, calls }) {
     }
     return Number(now - start) / calls;
   };
-  if (calls !== undefined) {
-    for (let i = 0; i < WARM_CALLS; i++) fn();
-    for (let i = 0; i < calls; i++) fn();
-    return;
-  }
   until(Math.max(ms / 4, 50));
   process.stdout.write(JSON.stringify({ ns: until(ms) }));
-}
-
-const WARM_CALLS = 300;
-const COUNTED = [200, 1200];
-
-/** Instructions per call of one trial on one driver, from two callgrind runs. */
-function instructions(driver, file, trial) {
-  const totals = COUNTED.map((calls) => {
-    const child = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded',
-      fileURLToPath(import.meta.url), '--child', JSON.stringify({ driver, file, trial, calls })], { encoding: 'utf8' });
-    const total = /Collected : (\d+)/.exec(child.stderr)?.[1];
-    if (child.status !== 0 || total === undefined) throw new Error(`${trialName(trial)} on ${driver} under callgrind failed:\n${child.stderr}`);
-    return Number(total);
-  });
-  return (totals[1] - totals[0]) / (COUNTED[1] - COUNTED[0]);
 }
 
 function seed(file) {
@@ -224,7 +198,6 @@ function main() {
   const ms = Number(arg('ms', 300));
   const only = arg('only', '').split(',').filter(Boolean);
   const json = arg('json', null);
-  const counting = process.argv.includes('--instructions');
   const trials = (process.argv.includes('--default') ? DEFAULT_TRIALS : SEARCHABLE_TRIALS)
     .filter((t) => only.every((term) => trialName(t).includes(term)))
     .sort((a, b) => TYPES[b.type].readonly - TYPES[a.type].readonly);
@@ -234,18 +207,14 @@ function main() {
   const file = join(dir, 'benchmark.db');
   seed(file);
   console.log(`better-sqlite3's benchmark trials on Node ${process.versions.node}: ${names.join(', ')}; ` +
-    (counting ? 'instructions per call (callgrind)' : `median of ${reps} repetitions, ${ms} ms of calls each, a fresh process per measurement`));
-  const unit = counting ? (v) => `${Math.round(v)} instr` : (v) => `${(v / 1000).toFixed(2)} µs`;
+    `median of ${reps} repetitions, ${ms} ms of calls each, a fresh process per measurement`);
+  const unit = (v) => `${(v / 1000).toFixed(2)} µs`;
   const results = [];
   for (const trial of trials) {
     const times = Object.fromEntries(names.map((d) => [d, []]));
-    for (let rep = 0; rep < (counting ? 1 : reps); rep++) {
+    for (let rep = 0; rep < reps; rep++) {
       for (let k = 0; k < names.length; k++) {
         const driver = names[(rep + k) % names.length];
-        if (counting) {
-          times[driver].push(instructions(driver, file, trial));
-          continue;
-        }
         const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', JSON.stringify({ driver, file, trial, ms })], {
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'pipe'],
