@@ -116,6 +116,14 @@ function booleanArg(args) {
   return args[0];
 }
 
+/** better-sqlite3's answer to a method called on an object that is not its own kind. */
+function illegalInvocation() {
+  return new TypeError('Illegal invocation');
+}
+
+/** Sets a statement's mirror of its open iterator (Statement's static block). */
+let followIteration;
+
 class Statement {
   #n;
   #h;
@@ -125,6 +133,10 @@ class Statement {
   #reader;
   #mode = FLAT;
   #bound = false;
+  /**
+   * An iterator is open over this statement: a mirror of the Rust statement's state
+   * (src/facade/busy.rs), set only from native answers, for the JS-only checks and `busy`.
+   */
   #locked = false;
 
   constructor(token, n, db, source, shared) {
@@ -136,13 +148,24 @@ class Statement {
     this.#shared = shared;
     this.#reader = reader;
     if (defaultSafeIntegers(n)) this.#mode = SAFE;
-    // Own read-only data properties, like better-sqlite3's (Object.freeze is far cheaper
-    // than defineProperties; `busy` is a prototype getter).
-    this.reader = this.#reader;
-    this.readonly = readonly;
-    this.source = source;
-    this.database = db;
-    Object.freeze(this);
+    // better-sqlite3's own properties, in its order: `busy` (a plain writable one, as its
+    // native data property reads), then four read-only ones on an extensible object.
+    this.busy = false;
+    native.facadeStatementTraits(this, reader, readonly, source, db);
+  }
+
+  static {
+    followIteration = (statement, locked) => statement.#follow(locked);
+  }
+
+  static is(value) {
+    return typeof value === 'object' && value !== null && #id in value;
+  }
+
+  /** Follows the Rust statement into or out of iterating; `busy` with it, unless the caller wrote their own. */
+  #follow(locked) {
+    this.#locked = locked;
+    if (this.busy === !locked) Reflect.set(this, 'busy', locked);
   }
 
   /** Gives this statement a Rust statement of its own (before bind() or iterate()). */
@@ -155,14 +178,14 @@ class Statement {
   }
 
   run(...params) {
-    if (this.#locked) throw new TypeError(BUSY_STMT);
+    if (!Statement.is(this)) throw illegalInvocation();
     const changes = native.facadeRun(this.#h, this.#id, ...params);
     return { changes, lastInsertRowid: this.#mode < SAFE ? slots[LAST_ROWID] : native.facadeLastRowid(this.#h) };
   }
 
   get(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
     const out = native.facadeGet(this.#h, this.#id, mode, ...params);
     if (mode === FLAT) {
@@ -175,8 +198,8 @@ class Statement {
   }
 
   all(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     const mode = this.#mode;
     const out = native.facadeAll(this.#h, this.#id, mode, ...params);
     if (mode === FLAT) return decodeRows(out);
@@ -185,58 +208,18 @@ class Statement {
   }
 
   iterate(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#ownStatement();
-    const h = this.#h;
-    const id = this.#id;
-    const mode = this.#mode & BASE_MODE;
-    const safe = this.#mode >= SAFE;
-    native.facadeIterStart(h, id, params);
-    this.#locked = true;
-    let alive = true;
-    const end = () => {
-      alive = false;
-      this.#locked = false;
-    };
-    const done = () => ({ value: undefined, done: true });
-    // better-sqlite3's iterator names its statement (read-only, enumerable).
-    const statement = this;
-    const iterator = Object.defineProperty(Object.create(StatementIterator.prototype), 'statement', { value: statement, enumerable: true });
-    return Object.assign(iterator, {
-      next() {
-        if (!alive) return done();
-        let out;
-        try {
-          out = safe ? native.facadeIterNextSafe(h, id, mode) : native.facadeIterNext(h, id, mode);
-        } catch (error) {
-          end();
-          throw error;
-        }
-        // The end: '' for a row as JSON text, undefined for a safe-integer row (a value, '' too).
-        if (safe ? out === undefined : out === '') {
-          end();
-          return done();
-        }
-        if (!safe) return { value: rowOf(mode, out), done: false };
-        return { value: mode === FLAT ? rowOfValues(out) : out, done: false };
-      },
-      return() {
-        if (alive) {
-          native.facadeIterReturn(h, id);
-          end();
-        }
-        return done();
-      },
-      [Symbol.iterator]() {
-        return this;
-      },
-    });
+    // Rust refuses a busy connection, then this statement while iterated, then binds.
+    native.facadeIterStart(this.#h, this.#id, params);
+    this.#follow(true);
+    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#mode & BASE_MODE, this.#mode >= SAFE);
   }
 
   bind(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (this.#bound) throw new TypeError('The bind() method can only be invoked once per statement object');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#ownStatement();
     native.facadeBind(this.#h, this.#id, params);
     this.#bound = true;
@@ -244,15 +227,32 @@ class Statement {
   }
 
   pluck(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
     return this.#setMode('pluck', PLUCK, args);
   }
 
   expand(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
     return this.#setMode('expand', EXPAND, args);
   }
 
   raw(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
     return this.#setMode('raw', RAW, args);
+  }
+
+  safeIntegers(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
+    refuseWhileBusy(this.#h);
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
+    return this;
+  }
+
+  columns() {
+    if (!Statement.is(this)) throw illegalInvocation();
+    if (!this.#reader) throw new TypeError('The columns() method is only for statements that return data');
+    return decode(native.facadeColumns(this.#h, this.#id));
   }
 
   #setMode(name, mode, args) {
@@ -264,23 +264,6 @@ class Statement {
     this.#mode = (use ? mode : current === mode ? FLAT : current) | (this.#mode & SAFE);
     return this;
   }
-
-  columns() {
-    if (!this.#reader) throw new TypeError('The columns() method is only for statements that return data');
-    return decode(native.facadeColumns(this.#h, this.#id));
-  }
-
-  get busy() {
-    return this.#locked;
-  }
-
-  safeIntegers(...args) {
-    refuseWhileBusy(this.#h);
-    if (this.#locked) throw new TypeError(BUSY_STMT);
-    this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
-    return this;
-  }
-
 }
 
 /** An iterator's row from its text (src/facade/rows.rs `write_row`). */
@@ -290,10 +273,102 @@ function rowOf(mode, text) {
   return decode(text);
 }
 
-/** Iterators returned by `stmt.iterate()` (better-sqlite3 calls the class StatementIterator). */
-function StatementIterator() {
-  throw new TypeError('Disabled constructor');
+const done = () => ({ value: undefined, done: true });
+
+/** What `stmt.iterate()` returns (better-sqlite3's StatementIterator). */
+class StatementIterator {
+  #statement;
+  #h;
+  #id;
+  #mode;
+  #safe;
+  /** Open: the Rust statement iterates for this iterator (src/facade/busy.rs). */
+  #alive = true;
+
+  constructor(token, statement, h, id, mode, safe) {
+    if (token !== kCreate) throw new TypeError('Disabled constructor');
+    this.#statement = statement;
+    this.#h = h;
+    this.#id = id;
+    this.#mode = mode;
+    this.#safe = safe;
+    native.facadeIteratorTraits(this, statement);
+  }
+
+  static is(value) {
+    return typeof value === 'object' && value !== null && #alive in value;
+  }
+
+  next() {
+    if (!StatementIterator.is(this)) throw illegalInvocation();
+    if (!this.#alive) {
+      // better-sqlite3 refuses even a finished iterator while its connection is busy.
+      refuseWhileBusy(this.#h);
+      return done();
+    }
+    const safe = this.#safe;
+    const mode = this.#mode;
+    let out;
+    try {
+      out = safe ? native.facadeIterNextSafe(this.#h, this.#id, mode) : native.facadeIterNext(this.#h, this.#id, mode);
+    } catch (error) {
+      // A refusal (busy) leaves the iterator open; an error while stepping ended it.
+      if (!native.facadeIterating(this.#h, this.#id)) this.#end();
+      throw error;
+    }
+    // The end: '' for a row as JSON text, undefined for a safe-integer row (a value, '' too).
+    if (safe ? out === undefined : out === '') {
+      this.#end();
+      return done();
+    }
+    if (!safe) return { value: rowOf(mode, out), done: false };
+    return { value: mode === FLAT ? rowOfValues(out) : out, done: false };
+  }
+
+  return() {
+    if (!StatementIterator.is(this)) throw illegalInvocation();
+    if (this.#alive) {
+      native.facadeIterReturn(this.#h, this.#id);
+      this.#end();
+    } else {
+      refuseWhileBusy(this.#h);
+    }
+    return done();
+  }
+
+  [Symbol.iterator]() {
+    if (!StatementIterator.is(this)) throw illegalInvocation();
+    return this;
+  }
+
+  #end() {
+    this.#alive = false;
+    followIteration(this.#statement, false);
+  }
 }
+
+/**
+ * Gives a class better-sqlite3's prototype layout: its methods enumerable, as V8's
+ * templates make them, and `constructor` after them: a function that refuses to construct
+ * anything, whether called or constructed, with this prototype.
+ */
+function asTemplate(Class, Constructor) {
+  const proto = Class.prototype;
+  for (const key of Reflect.ownKeys(proto)) {
+    if (key !== 'constructor') Object.defineProperty(proto, key, { enumerable: true });
+  }
+  delete proto.constructor;
+  Object.defineProperty(proto, 'constructor', { value: Constructor, writable: true, configurable: true });
+  Constructor.prototype = proto;
+}
+asTemplate(Statement, function Statement() {
+  throw new TypeError('Statements can only be constructed by the db.prepare() method');
+});
+asTemplate(StatementIterator, function StatementIterator() {
+  throw new TypeError('Disabled constructor');
+});
+// V8 names a template's symbol-keyed method '' (a class method is '[Symbol.iterator]').
+Object.defineProperty(StatementIterator.prototype[Symbol.iterator], 'name', { value: '' });
 
 const transactionsReady = new WeakSet();
 

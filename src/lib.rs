@@ -41,7 +41,7 @@ use js::napi::{Napi, Variadic};
 
 /// The statement calls that take their arguments as passed (`js::napi::Variadic`), and
 /// the slots they leave numbers in, by the names `lib/native.cjs` exports them under.
-const VARIADIC: [(&CStr, Variadic); 7] = [
+const VARIADIC: [(&CStr, Variadic); 9] = [
     (c"storeRun", store::store_run),
     (c"storeGet", store::store_get),
     (c"storeAll", store::store_all),
@@ -49,6 +49,8 @@ const VARIADIC: [(&CStr, Variadic); 7] = [
     (c"facadeGet", facade::facade_get),
     (c"facadeAll", facade::facade_all),
     (c"resultSlots", js::slots::result_slots),
+    (c"facadeStatementTraits", facade::statement_traits),
+    (c"facadeIteratorTraits", facade::iterator_traits),
 ];
 
 /// An object holding the variadic statement calls of this environment.

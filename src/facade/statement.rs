@@ -18,13 +18,14 @@ use crate::native_db::{core_of, with_handle, Core};
 use crate::sqlite::raw;
 use crate::sqlite::statements::{HeldStmt, StatementTable};
 
+use super::busy::{idle, iterators_unless_unsafe};
 use super::js_rows::{row_js, value_js};
 use super::prepare::prepare_one;
 use super::rows::{all_rows_json, columns_json, write_row};
 use super::safe_rows;
 use super::slotted::slotted_row;
 use super::verbose::log_stmt;
-use super::{no_iterators_unless_unsafe, statements, RowMode};
+use super::{statements, RowMode};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement.
 fn bind_params(held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
@@ -88,7 +89,7 @@ pub(super) fn with_started<T>(
         let mut args = Args::new();
         args_into(js, params, &mut args)?;
         let mut table = statements(core)?;
-        let held = table.get(id)?;
+        let held = idle(&mut table, id)?;
         start(js, core, held, &args)?;
         let result = f(core, held);
         finish(held);
@@ -139,8 +140,9 @@ pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
 }
 
 fn run_stmt(js: Napi, core: &Core, id: u32, params: &[Arg<'_>]) -> SResult<u32> {
-    no_iterators_unless_unsafe(core)?;
     let mut table = statements(core)?;
+    idle(&mut table, id)?;
+    iterators_unless_unsafe(core, &table)?;
     let held = table.get(id)?;
     start(js, core, held, params)?;
     let before = raw::total_changes(&core.conn);
@@ -264,7 +266,7 @@ pub fn facade_finalize(db: u32, id: u32) {
 pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
-        let held = table.get(id)?;
+        let held = idle(&mut table, id)?;
         bind_params(held, &args_of(&params)?)?;
         held.bound = true;
         Ok(())
@@ -276,6 +278,8 @@ pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
 pub fn facade_iter_start(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
+        idle(&mut table, id)?;
+        table.may_begin_iteration()?;
         bind_call(table.get(id)?, &args_of(&params)?)?;
         table.begin_iteration(id)
     })
