@@ -542,9 +542,7 @@ Object.assign(Database.prototype, {
   },
 
   ...callbackMethods((db) => db[kNative], forgetSharedStatements),
-  backup(filename, options) {
-    return backupMethods.backup(this[kNative], filename, options);
-  },
+  backup: backupMethods.backupOf((db) => db[kNative]),
   serialize(options) {
     return backupMethods.serialize(this[kNative], options);
   },
@@ -555,10 +553,17 @@ Object.assign(Database.prototype, {
     return this;
   },
 
-  [Symbol.for('nodejs.util.inspect.custom')]() {
+  [Symbol.for('nodejs.util.inspect.custom')]: function inspect(depth, opts) {
     return Object.assign(new DatabaseInspection(), this);
   },
 });
+
+// better-sqlite3's order of its prototype's methods (lib/database.js).
+for (const key of ['prepare', 'transaction', 'pragma', 'backup', 'serialize', 'function', 'aggregate', 'table', 'loadExtension', 'exec', 'close', 'defaultSafeIntegers', 'unsafeMode']) {
+  const method = Database.prototype[key];
+  delete Database.prototype[key];
+  Database.prototype[key] = method;
+}
 
 const DatabaseInspection = function Database() {};
 Database.SqliteError = SqliteError;
