@@ -167,6 +167,12 @@ differential('backup: argument errors and failing destinations', { rows: 50 }, a
   await step('unknown schema, NUL in the path', () => db.backup(join(dir, 'n\0ul.db'), { attached: 'nope' }));
   await step('NUL in the attached name', () => db.backup(join(dir, 'g.db'), { attached: 'main\0ignored' }));
   await step('g.db', () => existsSync(join(dir, 'g.db')));
+  // A source SQLite cannot read the schema of: the schema is looked up without a query.
+  const image = db.serialize();
+  const truncated = new D(image.subarray(0, 100));
+  await step('truncated source, unknown schema', () => truncated.backup(join(dir, 'h.db'), { attached: 'aux' }));
+  await step('truncated source', () => truncated.backup(join(dir, 'i.db')));
+  await step('i.db', () => existsSync(join(dir, 'i.db')));
   mkdirSync(join(dir, 'adir'));
   await step('destination is a directory', () => db.backup(join(dir, 'adir')));
   writeFileSync(join(dir, 'text.db'), 'not a database '.repeat(100));

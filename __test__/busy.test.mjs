@@ -4,6 +4,7 @@
 // cases where a refused call used to leave the connection unable to close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -234,4 +235,26 @@ test('an iterator that fails while stepping is over, and so is its statement bus
   assert.deepEqual(iterator.next(), { value: undefined, done: true });
   db.close();
   assert.equal(db.open, false);
+});
+
+test('an iterator dropped while open stops holding the connection once collected', async (t) => {
+  // A child process with gc() exposed: collection is what is tested.
+  const script = `
+    const Database = require(${JSON.stringify(require.resolve('../better-sqlite3.cjs'))});
+    const db = new Database(process.argv[1]);
+    db.exec('CREATE TABLE t (a); INSERT INTO t VALUES (1), (2)');
+    (() => { db.prepare('SELECT a FROM t').iterate().next(); })();
+    const before = (() => { try { db.exec('DELETE FROM t'); return 'allowed'; } catch (e) { return e.message; } })();
+    globalThis.gc();
+    setTimeout(() => {
+      globalThis.gc();
+      setTimeout(() => {
+        db.exec('DELETE FROM t');
+        db.close();
+        console.log(JSON.stringify([before, db.open]));
+      }, 10);
+    }, 10);`;
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script, join(tempDir(t), 'gc.db')], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), ['This database connection is busy executing a query', false]);
 });

@@ -47,7 +47,7 @@ impl Backups {
         if let Err(refusal) = connection::refuse_nul(dest) {
             return Err(unknown_schema(source, source_name).unwrap_or(refusal));
         }
-        let unlink = match dest_file::schema_file(source, source_name)? {
+        let unlink = match dest_file::schema_file(source, source_name) {
             Some(file) => dest_file::prepare(&file, dest)?.unwrap_or(unlink),
             None => unlink,
         };

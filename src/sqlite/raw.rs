@@ -178,6 +178,21 @@ pub fn last_insert_rowid(conn: &Connection) -> i64 {
     unsafe { ffi::sqlite3_last_insert_rowid(db(conn)) }
 }
 
+/// `sqlite3_db_filename(db, schema)`: the file behind a schema, "" for an in-memory or
+/// temporary one, None for no such schema. It reads no page, so a schema SQLite cannot
+/// read (a truncated image) still answers.
+pub fn db_filename(conn: &Connection, schema: &str) -> Option<String> {
+    let name = std::ffi::CString::new(schema).ok()?;
+    // SAFETY: the connection is open and `name` NUL-terminated; SQLite returns NULL or a
+    // NUL-terminated string it owns, copied here before any other call on the connection.
+    let file = unsafe { ffi::sqlite3_db_filename(db(conn), name.as_ptr()) };
+    if file.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL: a NUL-terminated string SQLite keeps while the schema is attached.
+    Some(unsafe { std::ffi::CStr::from_ptr(file) }.to_string_lossy().into_owned())
+}
+
 /// The main database's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes with every
 /// commit to the file, by this connection or any other (seen by this connection at its
 /// next read). None if the file control fails.
