@@ -85,10 +85,6 @@ export function classify(ours, reference, { node = Number(process.versions.node.
     result.memory = { ours: ours.transcript.maxRss, reference: reference.transcript.maxRss };
   }
   if (at < common) {
-    // Past a statement compiled again after a registration (program.mjs noteRecompile).
-    if (o.slice(0, at).some(([, text]) => text.startsWith('note: a statement prepared before a registration'))) {
-      return { ...result, outcome: 'documented', documented: 'reused prepare(): a statement compiled again after a registration' };
-    }
     const texts = { ours: o[at][1], reference: r[at][1], node, sequence };
     const known = o[at][0] === r[at][0] ? DOCUMENTED.find((d) => d.match(texts)) : undefined;
     if (known) return { ...result, outcome: 'documented', documented: known.id };

@@ -82,7 +82,7 @@ export function formatFinding(seed, run, { trace = false } = {}) {
 export const FAILING = new Set(['difference', 'crash', 'hang']);
 
 /** Runs sequences `from`..`from + count - 1` with `jobs` at a time; returns the tally and findings. */
-export async function runSequences({ seed = 1, from = 0, count = 100, jobs = 1, timeout = 60, onFinding = () => {} } = {}) {
+export async function runSequences({ seed = 1, from = 0, count = 100, jobs = 1, timeout = 60, onFinding = () => {}, onProgress = () => {} } = {}) {
   const tally = { sequences: 0, same: 0, difference: 0, documented: 0, crash: 0, hang: 0, memory: 0, 'reference crash': 0, 'reference hang': 0 };
   const documented = {};
   const referenceCrashes = {};
@@ -102,6 +102,7 @@ export async function runSequences({ seed = 1, from = 0, count = 100, jobs = 1, 
       }
       if (result.memory) tally.memory += 1;
       if (FAILING.has(result.outcome) || result.memory) onFinding(run);
+      onProgress(tally);
     }
   };
   await Promise.all(Array.from({ length: jobs }, worker));
@@ -144,6 +145,9 @@ async function main() {
     ...opts,
     onFinding: (run) => {
       if (shown++ < opts.show) console.log(formatFinding(opts.seed, run, opts));
+    },
+    onProgress: ({ sequences }) => {
+      if (sequences % 1000 === 0 && sequences < opts.count) console.log(`adversarial: ${sequences} of ${opts.count} sequences run`);
     },
   });
   if (opts.trace && shown === 0) {
