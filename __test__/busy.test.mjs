@@ -5,11 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import { Database } from '../index.mjs';
-import { differentialTest, tempDir } from './helpers.mjs';
+import { BetterSqlite3, differentialTest, referenceSkip, tempDir } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const CommonJsDatabase = require('../better-sqlite3.cjs');
@@ -177,6 +178,28 @@ differential('which refusal comes first: the connection busy, then the statement
   step('a writer iterated, run', () => ownWriter.run());
   step('a writer iterated, other writes allowed in unsafe mode', () => fx.writer.run().changes);
   step('returns', () => [iterator.return(), ownIterator.return()]);
+});
+
+test('busy rules: db.backup() in every state of the connection, beside better-sqlite3', { skip: referenceSkip }, async (t) => {
+  const record = async (D, label) => {
+    const seen = [];
+    for (const [state, within] of Object.entries(STATES)) {
+      const dir = join(tempDir(t), `${label}-${state.replace(/ /g, '-')}`);
+      mkdirSync(dir);
+      const fx = fixture(D, dir, 'backup');
+      const promises = [];
+      let n = 0;
+      within(fx, () => promises.push(fx.db.backup(join(dir, `copy${++n}.db`))));
+      for (const p of promises) seen.push([state, await p.then((r) => ['resolved', r], (e) => ['rejected', e.constructor.name, e.message])]);
+      if (fx.db.open) fx.db.close();
+    }
+    return seen;
+  };
+  const reference = await record(BetterSqlite3, 'reference');
+  assert.equal(reference.length, 2 + 2 * ROWS);
+  for (const [label, D] of [['ESM', Database], ['CommonJS', CommonJsDatabase]]) {
+    assert.deepEqual(await record(D, label), reference, label);
+  }
 });
 
 test('an iterator whose next() is refused inside a callback stays open, and the connection closes', (t) => {

@@ -13,11 +13,21 @@ const FILES = 3;
 
 const any = (g) => g.int(8);
 
+/**
+ * What callbacks other than a function's return: an aggregate's step its new running value;
+ * a backup's progress the pages of its next step (never fewer than one: a backup that
+ * copies no page goes on for ever, in better-sqlite3 too), or a value it refuses.
+ */
+const OUTCOMES = {
+  accumulator: [['n', 10], ['undefined'], ['s', 'x'], ['n', -1]],
+  progress: [['n', 1], ['n', 7], ['n', 1e9], ['undefined'], ['s', 'x'], ['n', 'NaN'], ['b', '5']],
+};
+
 /** What a callback does on every `every`-th call (a few of them): runs `program`, then `outcome`. */
 function behaviour(g, depth, outcomes = 'value') {
   const outcome = g.weighted([
     [6, () => 'echo'],
-    [2, () => ({ returns: outcomes === 'value' ? valueSpec(g) : g.pick([['n', 10], ['undefined'], ['s', 'x'], ['n', -1]]) })],
+    [2, () => ({ returns: outcomes === 'value' ? valueSpec(g) : g.pick(OUTCOMES[outcomes]) })],
     [2, () => ({ throws: thrownSpec(g) })],
   ])();
   return {
@@ -126,7 +136,7 @@ function step(g, depth) {
     [2, () => ({ op: 'unsafe', db: any(g), args: g.pick([[], [true], [false], ['on']]) })],
     [1, () => ({ op: 'defaultSafe', db: any(g), args: g.pick([[], [true], [false]]) })],
     [2, () => ({ op: 'serialize', db: any(g), options: g.pick([undefined, { attached: 'main' }, { attached: 'temp' }, { attached: 'aux' }, { attached: 'nope' }, { attached: '' }]) })],
-    [nested ? 0 : 1, () => ({ op: 'backup', db: any(g), file: g.int(FILES + 2), options: g.pick([undefined, { attached: 'nope' }, { attached: 'aux' }, {}]), progress: g.chance(0.5) ? behaviour(g, depth) : null })],
+    [nested ? 0 : 1, () => ({ op: 'backup', db: any(g), file: g.int(FILES + 2), options: g.pick([undefined, { attached: 'nope' }, { attached: 'aux' }, {}]), progress: g.chance(0.5) ? behaviour(g, depth, 'progress') : null })],
     [1, () => ({ op: 'loadExtension', db: any(g) })],
     [1, () => ({ op: 'gc' })],
     [1, () => ({ op: 'props', db: any(g) })],
