@@ -73,6 +73,11 @@ test('the harness: documented differences are recognized, memory past twice the 
   const refused = run([['0', 'open: db#0'], ['1', 'prepare: throw SqliteError[Error] name="SqliteError" code="SQLITE_ERROR" message="table t already exists"']]);
   assert.deepEqual([classify(prepared, refused).outcome, classify(prepared, refused).documented], ['documented', 'reused prepare()']);
   assert.equal(classify(refused, prepared).outcome, 'difference', 'only in the documented direction');
+  // A text prepared before on that database, compiled then: `CREATE … IF NOT EXISTS` still writes.
+  const trigger = (n, readonly) => `prepare: stmt#${n} {busy/ecw=t:false,reader/e=t:false,readonly/e=t:${readonly},source/e=s:"CREATE TRIGGER IF NOT EXISTS tr",database/e=db#0}`;
+  const again = (readonly, db = 0) => run([['0', trigger(0, false).replace('db#0', `db#${db}`)], ['1', trigger(1, readonly)]]);
+  assert.equal(classify(again(false), again(true)).outcome, 'documented');
+  assert.equal(classify(again(false, 1), again(true, 1)).outcome, 'difference', 'prepared before on another database');
   assert.ok(DOCUMENTED.every((d) => d.doc.startsWith('docs/')));
   assert.ok(memoryExcess(300 * 1024, 100 * 1024));
   assert.ok(!memoryExcess(250 * 1024, 100 * 1024));

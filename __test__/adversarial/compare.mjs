@@ -5,14 +5,15 @@
 
 /**
  * Differences docs/better-sqlite3-api.md lists, each with its reason there: `match` gets
- * the first differing observation of each side (`op: text`), the Node major version and
- * the sequence.
+ * the first differing observation of each side (`op: text`), the observations before it,
+ * the Node major version and the sequence.
  */
 export const DOCUMENTED = [
   {
     id: 'reused prepare()',
     doc: 'docs/better-sqlite3-api.md',
-    match: ({ ours, reference }) => /^prepare: stmt#/.test(ours) && /^prepare: throw SqliteError/.test(reference),
+    match: ({ ours, reference, before }) =>
+      (/^prepare: stmt#/.test(ours) && /^prepare: throw SqliteError/.test(reference)) || reusedTraits(ours, reference, before),
   },
   {
     id: 'NUL in a path',
@@ -26,6 +27,21 @@ export const DOCUMENTED = [
       node >= 22 && /^\w+: throw /.test(ours) && !/^\w+: throw /.test(reference) && aggregateThrows(sequence),
   },
 ];
+
+const SOURCE = /source\/e=s:("(?:[^"\\]|\\.)*")/;
+const DATABASE = /database\/e=(db#\d+)/;
+
+/**
+ * A statement both prepared whose traits (reader, readonly) differ, of a text prepared
+ * before in the sequence: this package's was compiled when the text was first prepared.
+ */
+function reusedTraits(ours, reference, before) {
+  const [a, b] = [ours, reference].map((text) => /^prepare: (stmt#\d+) /.exec(text)?.[1]);
+  const source = SOURCE.exec(ours)?.[1];
+  if (!a || a !== b || !source || SOURCE.exec(reference)?.[1] !== source) return false;
+  const db = DATABASE.exec(ours)?.[1];
+  return before.some(([, text]) => text.startsWith('prepare: stmt#') && SOURCE.exec(text)?.[1] === source && DATABASE.exec(text)?.[1] === db);
+}
 
 /** Whether a sequence defines an aggregate one of whose callbacks throws. */
 function aggregateThrows(sequence) {
@@ -85,7 +101,7 @@ export function classify(ours, reference, { node = Number(process.versions.node.
     result.memory = { ours: ours.transcript.maxRss, reference: reference.transcript.maxRss };
   }
   if (at < common) {
-    const texts = { ours: o[at][1], reference: r[at][1], node, sequence };
+    const texts = { ours: o[at][1], reference: r[at][1], before: o.slice(0, at), node, sequence };
     const known = o[at][0] === r[at][0] ? DOCUMENTED.find((d) => d.match(texts)) : undefined;
     if (known) return { ...result, outcome: 'documented', documented: known.id };
     return { ...result, outcome: 'difference' };
