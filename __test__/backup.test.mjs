@@ -162,6 +162,17 @@ differential('backup: argument errors and failing destinations', { rows: 50 }, a
   await step('missing directory', () => db.backup(join(dir, 'nope', 'a.db')));
   await step('unknown attached schema', () => db.backup(join(dir, 'b.db'), { attached: 'nope' }));
   await step('b.db left behind', () => existsSync(join(dir, 'b.db')));
+  // A NUL in the path is refused here (docs/better-sqlite3-api.md); an unknown schema is
+  // reported first either way, and a name is cut at a NUL as a C string is.
+  await step('unknown schema, NUL in the path', () => db.backup(join(dir, 'n\0ul.db'), { attached: 'nope' }));
+  await step('NUL in the attached name', () => db.backup(join(dir, 'g.db'), { attached: 'main\0ignored' }));
+  await step('g.db', () => existsSync(join(dir, 'g.db')));
+  // A source SQLite cannot read the schema of: the schema is looked up without a query.
+  const image = db.serialize();
+  const truncated = new D(image.subarray(0, 100));
+  await step('truncated source, unknown schema', () => truncated.backup(join(dir, 'h.db'), { attached: 'aux' }));
+  await step('truncated source', () => truncated.backup(join(dir, 'i.db')));
+  await step('i.db', () => existsSync(join(dir, 'i.db')));
   mkdirSync(join(dir, 'adir'));
   await step('destination is a directory', () => db.backup(join(dir, 'adir')));
   writeFileSync(join(dir, 'text.db'), 'not a database '.repeat(100));
@@ -219,8 +230,24 @@ differential('serialize: bytes, options and errors', { fixture: 'hub-v6.db' }, a
       back.close();
     }
   });
+  await step('NUL in the attached name', () => mem.serialize({ attached: 'main\0ignored' }).length);
+  // SQLite hands back an in-memory database's bytes as they are, schema readable or not.
+  const truncated = new D(mem.serialize().subarray(0, 100));
+  await step('truncated image', () => truncated.serialize());
+  await step('truncated image, unknown schema', () => truncated.serialize({ attached: 'nope' }));
+  await step('truncated image, read', () => truncated.prepare('SELECT 1').get());
   db.close();
   await step('closed', () => db.serialize());
+});
+
+test('a NUL in a path is refused with a TypeError, where better-sqlite3 would cut the path there', async (t) => {
+  const dir = tempDir(t);
+  assert.throws(() => new Database(join(dir, 'a\0b.db')), { name: 'TypeError', message: 'The database path must not contain NUL characters' });
+  const db = new Database(join(dir, 'src.db'));
+  t.after(() => db.close());
+  await assert.rejects(db.backup(join(dir, 'c\0d.db')), { name: 'TypeError', message: 'The database path must not contain NUL characters' });
+  assert.equal(existsSync(join(dir, 'a')), false);
+  assert.equal(existsSync(join(dir, 'c')), false);
 });
 
 test('backup steps leave the event loop free between steps', async (t) => {

@@ -13,31 +13,35 @@ const native = require('./native.cjs');
 const fsAccess = promisify(fs.access);
 
 /**
- * `db.backup(filename, { attached, progress })`: resolves to { totalPages, remainingPages }
- * once the copy is complete. `n` is the connection's native object.
+ * `db.backup(filename, { attached, progress })` for Database objects whose native
+ * connection `nativeOf(db)` gives: resolves to { totalPages, remainingPages } once the
+ * copy is complete.
  */
-async function backup(n, filename, options) {
-  if (options == null) options = {};
+function backupOf(nativeOf) {
+  return async function backup(filename, options) {
+    if (options == null) options = {};
 
-  if (typeof filename !== 'string') throw new TypeError('Expected first argument to be a string');
-  if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
+    if (typeof filename !== 'string') throw new TypeError('Expected first argument to be a string');
+    if (typeof options !== 'object') throw new TypeError('Expected second argument to be an options object');
 
-  filename = filename.trim();
-  const attachedName = 'attached' in options ? options.attached : 'main';
-  const handler = 'progress' in options ? options.progress : null;
+    filename = filename.trim();
+    const attachedName = 'attached' in options ? options.attached : 'main';
+    const handler = 'progress' in options ? options.progress : null;
 
-  if (!filename) throw new TypeError('Backup filename cannot be an empty string');
-  if (filename === ':memory:') throw new TypeError('Invalid backup filename ":memory:"');
-  if (typeof attachedName !== 'string') throw new TypeError('Expected the "attached" option to be a string');
-  if (!attachedName) throw new TypeError('The "attached" option cannot be an empty string');
-  if (handler != null && typeof handler !== 'function') throw new TypeError('Expected the "progress" option to be a function');
+    if (!filename) throw new TypeError('Backup filename cannot be an empty string');
+    if (filename === ':memory:') throw new TypeError('Invalid backup filename ":memory:"');
+    if (typeof attachedName !== 'string') throw new TypeError('Expected the "attached" option to be a string');
+    if (!attachedName) throw new TypeError('The "attached" option cannot be an empty string');
+    if (handler != null && typeof handler !== 'function') throw new TypeError('Expected the "progress" option to be a function');
 
-  await fsAccess(path.dirname(filename)).catch(() => {
-    throw new TypeError('Cannot save backup because the directory does not exist');
-  });
+    await fsAccess(path.dirname(filename)).catch(() => {
+      throw new TypeError('Cannot save backup because the directory does not exist');
+    });
 
-  const isNewFile = await fsAccess(filename).then(() => false, () => true);
-  return runBackup(n, native.backupStart(n.handle, attachedName, filename, isNewFile), handler || null);
+    const isNewFile = await fsAccess(filename).then(() => false, () => true);
+    const n = nativeOf(this);
+    return runBackup(n, native.backupStart(n.handle, attachedName, filename, isNewFile), handler || null);
+  };
 }
 
 /** One step per macrotask: the first copies no page (it reads the page count), then 100 or what the handler returns. */
@@ -88,4 +92,4 @@ function serialize(n, options) {
   return native.serialize(n.handle, attachedName);
 }
 
-module.exports = { backup, serialize };
+module.exports = { backupOf, serialize };

@@ -106,6 +106,14 @@ function booleanArg(args) {
   return args[0];
 }
 
+/** better-sqlite3's answer to a method called on an object that is not its own kind. */
+function illegalInvocation() {
+  return new TypeError('Illegal invocation');
+}
+
+/** Sets a statement's mirror of its open iterator (Statement's static block). */
+let followIteration;
+
 class Statement {
   #n;
   #h;
@@ -117,6 +125,10 @@ class Statement {
   #reader;
   #mode = FLAT;
   #bound = false;
+  /**
+   * An iterator is open over this statement: a mirror of the Rust statement's state
+   * (src/facade/busy.rs), set only from native answers, for the JS-only checks and `busy`.
+   */
   #locked = false;
 
   constructor(token, n, db, source, shared) {
@@ -129,13 +141,24 @@ class Statement {
     this.#entry = shared;
     this.#reader = reader;
     if (defaultSafeIntegers(n)) this.#mode = SAFE;
-    // Own read-only data properties, like better-sqlite3's (Object.freeze is far cheaper
-    // than defineProperties; `busy` is a prototype getter).
-    this.reader = this.#reader;
-    this.readonly = readonly;
-    this.source = source;
-    this.database = db;
-    Object.freeze(this);
+    // better-sqlite3's own properties, in its order: `busy` (a plain writable one, as its
+    // native data property reads), then four read-only ones on an extensible object.
+    this.busy = false;
+    native.facadeStatementTraits(this, reader, readonly, source, db);
+  }
+
+  static {
+    followIteration = (statement, locked) => statement.#follow(locked);
+  }
+
+  static is(value) {
+    return typeof value === 'object' && value !== null && #id in value;
+  }
+
+  /** Follows the Rust statement into or out of iterating; `busy` with it, unless the caller wrote their own. */
+  #follow(locked) {
+    this.#locked = locked;
+    if (this.busy === !locked) Reflect.set(this, 'busy', locked);
   }
 
   /** Gives this statement a Rust statement of its own (before bind() or iterate()). */
@@ -153,7 +176,7 @@ class Statement {
   }
 
   run(...params) {
-    if (this.#locked) throw new TypeError(BUSY_STMT);
+    if (!Statement.is(this)) throw illegalInvocation();
     const bind = params.length === 1 ? this.#binder(CallKind.WRITE, params[0]) : null;
     const changes = bind === null
       ? native.facadeRun(this.#h, this.#id, 0, ...params)
@@ -162,8 +185,8 @@ class Statement {
   }
 
   get(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
     return rowResult(bind === null
       ? native.facadeGet(this.#h, this.#id, this.#mode, ...params)
@@ -171,8 +194,8 @@ class Statement {
   }
 
   all(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
     return bind === null
       ? native.facadeAll(this.#h, this.#id, this.#mode, ...params)
@@ -180,58 +203,20 @@ class Statement {
   }
 
   iterate(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#ownStatement();
-    const h = this.#h;
-    const id = this.#id;
-    const mode = this.#mode;
+    // Rust refuses a busy connection, then this statement while iterated, then binds.
     const bind = params.length === 1 ? this.#binder(CallKind.ITERATE, params[0]) : null;
-    if (bind === null) native.facadeIterStart(h, id, 0, params);
-    else bind(iterStart, h, id, 0, params[0]);
-    this.#locked = true;
-    let alive = true;
-    const end = () => {
-      alive = false;
-      this.#locked = false;
-    };
-    const done = () => ({ value: undefined, done: true });
-    // better-sqlite3's iterator names its statement (read-only, enumerable).
-    const statement = this;
-    const iterator = Object.defineProperty(Object.create(StatementIterator.prototype), 'statement', { value: statement, enumerable: true });
-    return Object.assign(iterator, {
-      next() {
-        if (!alive) return done();
-        let out;
-        try {
-          out = native.facadeIterNext(h, id, mode);
-        } catch (error) {
-          end();
-          throw error;
-        }
-        // No row value is undefined: that is the end.
-        if (out === undefined) {
-          end();
-          return done();
-        }
-        return { value: rowResult(out), done: false };
-      },
-      return() {
-        if (alive) {
-          native.facadeIterReturn(h, id);
-          end();
-        }
-        return done();
-      },
-      [Symbol.iterator]() {
-        return this;
-      },
-    });
+    if (bind === null) native.facadeIterStart(this.#h, this.#id, 0, params);
+    else bind(iterStart, this.#h, this.#id, 0, params[0]);
+    this.#follow(true);
+    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#mode);
   }
 
   bind(...params) {
+    if (!Statement.is(this)) throw illegalInvocation();
     if (this.#bound) throw new TypeError('The bind() method can only be invoked once per statement object');
-    if (this.#locked) throw new TypeError(BUSY_STMT);
     this.#ownStatement();
     native.facadeBind(this.#h, this.#id, params);
     this.#bound = true;
@@ -239,15 +224,32 @@ class Statement {
   }
 
   pluck(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
     return this.#setMode('pluck', PLUCK, args);
   }
 
   expand(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
     return this.#setMode('expand', EXPAND, args);
   }
 
   raw(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
     return this.#setMode('raw', RAW, args);
+  }
+
+  safeIntegers(...args) {
+    if (!Statement.is(this)) throw illegalInvocation();
+    refuseWhileBusy(this.#h);
+    if (this.#locked) throw new TypeError(BUSY_STMT);
+    this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
+    return this;
+  }
+
+  columns() {
+    if (!Statement.is(this)) throw illegalInvocation();
+    if (!this.#reader) throw new TypeError('The columns() method is only for statements that return data');
+    return decode(native.facadeColumns(this.#h, this.#id));
   }
 
   #setMode(name, mode, args) {
@@ -259,23 +261,6 @@ class Statement {
     this.#mode = (use ? mode : current === mode ? FLAT : current) | (this.#mode & SAFE);
     return this;
   }
-
-  columns() {
-    if (!this.#reader) throw new TypeError('The columns() method is only for statements that return data');
-    return decode(native.facadeColumns(this.#h, this.#id));
-  }
-
-  get busy() {
-    return this.#locked;
-  }
-
-  safeIntegers(...args) {
-    refuseWhileBusy(this.#h);
-    if (this.#locked) throw new TypeError(BUSY_STMT);
-    this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
-    return this;
-  }
-
 }
 
 /** `facadeIterStart` with the values of a named-parameter object (lib/binding.cjs) as its arguments. */
@@ -283,10 +268,98 @@ function iterStart(h, id, mode, ...values) {
   native.facadeIterStart(h, id, mode, values);
 }
 
-/** Iterators returned by `stmt.iterate()` (better-sqlite3 calls the class StatementIterator). */
-function StatementIterator() {
-  throw new TypeError('Disabled constructor');
+const done = () => ({ value: undefined, done: true });
+
+/** What `stmt.iterate()` returns (better-sqlite3's StatementIterator). */
+class StatementIterator {
+  #statement;
+  #h;
+  #id;
+  /** The statement's row mode and safe-integer bit. */
+  #mode;
+  /** Open: the Rust statement iterates for this iterator (src/facade/busy.rs). */
+  #alive = true;
+
+  constructor(token, statement, h, id, mode) {
+    if (token !== kCreate) throw new TypeError('Disabled constructor');
+    this.#statement = statement;
+    this.#h = h;
+    this.#id = id;
+    this.#mode = mode;
+    native.facadeIteratorTraits(this, statement);
+  }
+
+  static is(value) {
+    return typeof value === 'object' && value !== null && #alive in value;
+  }
+
+  next() {
+    if (!StatementIterator.is(this)) throw illegalInvocation();
+    if (!this.#alive) {
+      // better-sqlite3 refuses even a finished iterator while its connection is busy.
+      refuseWhileBusy(this.#h);
+      return done();
+    }
+    let out;
+    try {
+      out = native.facadeIterNext(this.#h, this.#id, this.#mode);
+    } catch (error) {
+      // A refusal (busy) leaves the iterator open; an error while stepping ended it.
+      if (!native.facadeIterating(this.#h, this.#id)) this.#end();
+      throw error;
+    }
+    // No row value is undefined: that is the end.
+    if (out === undefined) {
+      this.#end();
+      return done();
+    }
+    return { value: rowResult(out), done: false };
+  }
+
+  return() {
+    if (!StatementIterator.is(this)) throw illegalInvocation();
+    if (this.#alive) {
+      native.facadeIterReturn(this.#h, this.#id);
+      this.#end();
+    } else {
+      refuseWhileBusy(this.#h);
+    }
+    return done();
+  }
+
+  [Symbol.iterator]() {
+    if (!StatementIterator.is(this)) throw illegalInvocation();
+    return this;
+  }
+
+  #end() {
+    this.#alive = false;
+    followIteration(this.#statement, false);
+  }
 }
+
+/**
+ * Gives a class better-sqlite3's prototype layout: its methods enumerable, as V8's
+ * templates make them, and `constructor` after them: a function that refuses to construct
+ * anything, whether called or constructed, with this prototype.
+ */
+function asTemplate(Class, Constructor) {
+  const proto = Class.prototype;
+  for (const key of Reflect.ownKeys(proto)) {
+    if (key !== 'constructor') Object.defineProperty(proto, key, { enumerable: true });
+  }
+  delete proto.constructor;
+  Object.defineProperty(proto, 'constructor', { value: Constructor, writable: true, configurable: true });
+  Constructor.prototype = proto;
+}
+asTemplate(Statement, function Statement() {
+  throw new TypeError('Statements can only be constructed by the db.prepare() method');
+});
+asTemplate(StatementIterator, function StatementIterator() {
+  throw new TypeError('Disabled constructor');
+});
+// V8 names a template's symbol-keyed method '' (a class method is '[Symbol.iterator]').
+Object.defineProperty(StatementIterator.prototype[Symbol.iterator], 'name', { value: '' });
 
 const transactionsReady = new WeakSet();
 
@@ -455,9 +528,7 @@ Object.assign(Database.prototype, {
   },
 
   ...callbackMethods((db) => db[kNative], forgetSharedStatements),
-  backup(filename, options) {
-    return backupMethods.backup(this[kNative], filename, options);
-  },
+  backup: backupMethods.backupOf((db) => db[kNative]),
   serialize(options) {
     return backupMethods.serialize(this[kNative], options);
   },
@@ -468,10 +539,17 @@ Object.assign(Database.prototype, {
     return this;
   },
 
-  [Symbol.for('nodejs.util.inspect.custom')]() {
+  [Symbol.for('nodejs.util.inspect.custom')]: function inspect(depth, opts) {
     return Object.assign(new DatabaseInspection(), this);
   },
 });
+
+// better-sqlite3's order of its prototype's methods (lib/database.js).
+for (const key of ['prepare', 'transaction', 'pragma', 'backup', 'serialize', 'function', 'aggregate', 'table', 'loadExtension', 'exec', 'close', 'defaultSafeIntegers', 'unsafeMode']) {
+  const method = Database.prototype[key];
+  delete Database.prototype[key];
+  Database.prototype[key] = method;
+}
 
 const DatabaseInspection = function Database() {};
 Database.SqliteError = SqliteError;

@@ -51,6 +51,8 @@ const VARIADIC: [(&CStr, Variadic); 9] = [
     (c"facadeIterNext", facade::facade_iter_next),
     (c"facadeCheck", facade::facade_check),
     (c"resultSlots", js::slots::result_slots),
+    (c"facadeStatementTraits", facade::statement_traits),
+    (c"facadeIteratorTraits", facade::iterator_traits),
 ];
 
 /// An object holding the variadic statement calls of this environment.

@@ -46,7 +46,7 @@ function checkArgCount(count) {
   return count;
 }
 
-function defineFunction(db, n, name, options, fn) {
+function registerFunction(db, n, name, options, fn) {
   if (options == null) options = {};
   if (typeof options === 'function') {
     fn = options;
@@ -75,7 +75,7 @@ function functionOption(options, key, required) {
   return null;
 }
 
-function defineAggregate(db, n, name, options) {
+function registerAggregate(db, n, name, options) {
   if (typeof name !== 'string') throw new TypeError('Expected first argument to be a string');
   if (typeof options !== 'object' || options === null) throw new TypeError('Expected second argument to be an options object');
   if (!name) throw new TypeError('User-defined function name cannot be an empty string');
@@ -101,7 +101,7 @@ function defineAggregate(db, n, name, options) {
   );
 }
 
-function defineTable(db, n, name, factory) {
+function registerTable(db, n, name, factory) {
   if (typeof name !== 'string') throw new TypeError('Expected first argument to be a string');
   if (!name) throw new TypeError('Virtual table module name cannot be an empty string');
   let eponymous = false;
@@ -242,23 +242,24 @@ function tableRows(generator, columnIndex, moduleName) {
  * The three methods, for Database.prototype; `nativeOf(db)` is the db's connection and
  * `forgetStatements(n)` drops its shared statements once a registration succeeded.
  */
+/** db.function, db.aggregate and db.table, named as better-sqlite3 names them. */
 function callbackMethods(nativeOf, forgetStatements) {
   return {
-    function(name, options, fn) {
+    function: function defineFunction(name, options, fn) {
       const n = nativeOf(this);
-      defineFunction(this, n, name, options, fn);
+      registerFunction(this, n, name, options, fn);
       forgetStatements(n);
       return this;
     },
-    aggregate(name, options) {
+    aggregate: function defineAggregate(name, options) {
       const n = nativeOf(this);
-      defineAggregate(this, n, name, options);
+      registerAggregate(this, n, name, options);
       forgetStatements(n);
       return this;
     },
-    table(name, factory) {
+    table: function defineTable(name, factory) {
       const n = nativeOf(this);
-      defineTable(this, n, name, factory);
+      registerTable(this, n, name, factory);
       forgetStatements(n);
       return this;
     },

@@ -10,19 +10,22 @@ use crate::error::StoreError;
 use crate::js::napi::Napi;
 use crate::js::persistent::Persistent;
 use crate::js::switches::Logger;
+use crate::js::throw::Throw;
 use crate::js::value::JsVal;
-use crate::native_db::with_handle;
+use crate::native_db::{core_of, with_handle};
 use crate::sqlite::raw;
 
 use super::no_iterators;
 
-/// `db.unsafeMode(on)`: DEFENSIVE follows it, as in better-sqlite3.
+/// `db.unsafeMode(on)`: DEFENSIVE follows it, as in better-sqlite3, which allows it
+/// while the connection is busy (inside a callback); a closed connection keeps no mode.
 #[napi]
 pub fn facade_unsafe_mode(env: Env, db: u32, on: bool) -> Result<()> {
-    with_handle(&env, db, |core| {
-        core.switches.unsafe_mode.set(on);
-        raw::set_db_config(&core.conn, ffi::SQLITE_DBCONFIG_DEFENSIVE, !on)
-    })
+    let Some(core) = core_of(db) else {
+        return Ok(());
+    };
+    core.switches.unsafe_mode.set(on);
+    raw::set_db_config(&core.conn, ffi::SQLITE_DBCONFIG_DEFENSIVE, !on).map_err(|e| e.throw(env.raw()))
 }
 
 /// The `verbose` option's function (once, right after opening).

@@ -5,7 +5,9 @@
 //! (`Statement::JS_*`, `Database::JS_exec`, `lib/methods/transaction.js`).
 //!
 //! - `prepare`: splitting SQL text into statements the way better-sqlite3 does.
+//! - `busy`: better-sqlite3's busy rules, one state per connection and statement.
 //! - `statement`: run/get/all/iterate/bind; `columns`: `stmt.columns()`.
+//! - `objects`: better-sqlite3's own data properties on Statement and iterator objects.
 //! - `database`: exec, pragma, transactions, finalisation.
 //! - `connection`: unsafe mode, the `verbose` logger, deserializing, extensions.
 //! - `verbose`: calling the logger before a statement runs.
@@ -15,48 +17,19 @@
 //! - `floor`: the benchmarks' floor (record, replay from Rust).
 
 mod backup;
+mod busy;
 mod columns;
 mod connection;
 mod database;
 mod floor;
 mod functions;
+mod objects;
 mod prepare;
 mod statement;
 mod tables;
 mod verbose;
 
+pub use objects::{iterator_traits, statement_traits};
 pub use statement::{facade_all, facade_check, facade_get, facade_iter_next, facade_run};
 
-use std::cell::RefMut;
-
-use crate::error::{SResult, StoreError};
-use crate::native_db::Core;
-use crate::sqlite::statements::StatementTable;
-
-const BUSY: &str = "This database connection is busy executing a query";
-
-/// Refuses work while an iterator holds the connection (better-sqlite3's `iterators`).
-fn no_iterators(core: &Core) -> SResult<()> {
-    // A table borrowed by an outer call (a callback re-entering) counts as busy too.
-    if core.statements.try_borrow().map_or(true, |table| table.iterating()) {
-        return Err(StoreError::type_error(BUSY));
-    }
-    Ok(())
-}
-
-/// [`no_iterators`], except that unsafe mode allows what better-sqlite3's
-/// `REQUIRE_DATABASE_NO_ITERATORS_UNLESS_UNSAFE` allows: writes while iterating.
-fn no_iterators_unless_unsafe(core: &Core) -> SResult<()> {
-    match core.statements.try_borrow() {
-        Ok(table) if !table.iterating() || core.switches.unsafe_mode.get() => Ok(()),
-        _ => Err(StoreError::type_error(BUSY)),
-    }
-}
-
-/// The statement table, unless an outer facade call is using it (a caller's getter
-/// re-entering during binding): then the connection is busy, as in better-sqlite3.
-fn statements(core: &Core) -> SResult<RefMut<'_, StatementTable>> {
-    core.statements
-        .try_borrow_mut()
-        .map_err(|_| StoreError::type_error(BUSY))
-}
+use busy::{no_iterators, no_iterators_unless_unsafe, statements};

@@ -17,10 +17,11 @@ use crate::native_db::{core_of, with_handle, Core};
 use crate::sqlite::raw;
 use crate::sqlite::statements::{HeldStmt, StatementTable};
 
+use super::busy::{idle, iterators_unless_unsafe};
 use super::columns::columns_json;
 use super::prepare::prepare_one;
+use super::statements;
 use super::verbose::log_stmt;
-use super::{no_iterators_unless_unsafe, statements};
 
 /// better-sqlite3's `Binder::Bind`: the call's arguments onto the statement (cleared
 /// again when one fails).
@@ -103,7 +104,7 @@ pub(super) fn with_started<T>(
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
-        let held = table.get(id)?;
+        let held = idle(&mut table, id)?;
         start(js, core, held, mode, params)?;
         let result = f(core, held);
         finish(held);
@@ -156,8 +157,9 @@ pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
 }
 
 fn run_stmt(js: Napi, core: &Core, id: u32, mode: u32, params: &[Raw]) -> SResult<u32> {
-    no_iterators_unless_unsafe(core)?;
     let mut table = statements(core)?;
+    idle(&mut table, id)?;
+    iterators_unless_unsafe(core, &table)?;
     let held = table.get(id)?;
     start(js, core, held, mode, params)?;
     let before = raw::total_changes(&core.conn);
@@ -232,7 +234,7 @@ pub fn facade_finalize(db: u32, id: u32) {
 pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
-        let held = table.get(id)?;
+        let held = idle(&mut table, id)?;
         bind_params(Napi::new(env.raw()), held, &args_of(&params)?)?;
         held.bound = true;
         Ok(())
@@ -246,6 +248,8 @@ pub fn facade_iter_start(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -
     let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
+        idle(&mut table, id)?;
+        table.may_begin_iteration()?;
         let held = table.get(id)?;
         if mode & IN_ORDER != 0 && !held.bound {
             let values = (0..params.array_len()?)
@@ -260,20 +264,20 @@ pub fn facade_iter_start(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -
 }
 
 /// `facadeCheck(db, id, kind)`: better-sqlite3's checks before a statement call binds
-/// its parameters (open, not busy, no iterator open for a write unless in unsafe mode,
-/// room for another iterator), for the JS layer to make before it reads a
-/// named-parameter object (a getter there runs after these checks, as in better-sqlite3).
+/// its parameters, in its order (open, not busy, the statement not iterated, no iterator
+/// open for a write unless in unsafe mode, room for another iterator), for the JS layer
+/// to make before it reads a named-parameter object (a getter there runs after these
+/// checks, as in better-sqlite3).
 pub fn facade_check(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, kind], _) = split_args::<3>(js, args)?;
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
-        if CallKind::from_wire(kind) == CallKind::Write {
-            no_iterators_unless_unsafe(core)?;
-        }
         let mut table = statements(core)?;
-        table.get(id)?;
-        if CallKind::from_wire(kind) == CallKind::Iterate {
-            table.may_add_iterator()?;
+        idle(&mut table, id)?;
+        match CallKind::from_wire(kind) {
+            CallKind::Write => iterators_unless_unsafe(core, &table)?,
+            CallKind::Iterate => table.may_begin_iteration()?,
+            CallKind::Read => {}
         }
         js.undefined()
     })

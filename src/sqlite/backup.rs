@@ -42,7 +42,12 @@ impl Backups {
     /// (on POSIX whether this call created it decides). `dest` never gets more permission
     /// bits than the source's file (dest_file).
     pub fn start(&mut self, source: &Connection, source_name: &str, dest: &str, unlink: bool) -> SResult<u32> {
-        let unlink = match dest_file::schema_file(source, source_name)? {
+        // better-sqlite3 hands SQLite the name as a C string: it ends at a NUL.
+        let source_name = source_name.split('\0').next().unwrap_or_default();
+        if let Err(refusal) = connection::refuse_nul(dest) {
+            return Err(unknown_schema(source, source_name).unwrap_or(refusal));
+        }
+        let unlink = match dest_file::schema_file(source, source_name) {
             Some(file) => dest_file::prepare(&file, dest)?.unwrap_or(unlink),
             None => unlink,
         };
@@ -96,32 +101,24 @@ impl Backups {
     }
 }
 
+/// The error of backing up an unknown schema, found with an in-memory stand-in for the
+/// destination. A destination path holding a NUL is refused (`connection::refuse_nul`),
+/// where better-sqlite3 opens the file it names up to the NUL and then fails on an
+/// unknown schema: that error comes first, as there.
+fn unknown_schema(source: &Connection, source_name: &str) -> Option<StoreError> {
+    let stand_in = connection::open(":memory:", OpenMode::default());
+    stand_in
+        .and_then(|dest| RawBackup::init(source, source_name, dest))
+        .err()
+}
+
 /// `sqlite3_serialize` of schema `name` (rusqlite's `serialize`). As in better-sqlite3, an
 /// unknown schema is the Error "Out of memory", and a database SQLite cannot give a first
 /// page to (an empty read-only file) serializes to no bytes.
 pub fn serialize(conn: &Connection, name: &str) -> SResult<Vec<u8>> {
-    let known = {
-        let mut stmt = conn.prepare("SELECT name FROM pragma_database_list")?;
-        let names = stmt
-            .query_map([], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        names.iter().any(|n| n.eq_ignore_ascii_case(name))
-    };
-    if !known {
-        return Err(StoreError::error("Out of memory"));
-    }
-    match super::raw::serialize(conn, name)? {
-        Some(data) => Ok(data),
-        None => {
-            let quoted = format!("\"{}\"", name.replace('"', "\"\""));
-            let pages: i64 = conn.query_row(&format!("PRAGMA {quoted}.page_count"), [], |r| r.get(0))?;
-            if pages == 0 {
-                Ok(Vec::new())
-            } else {
-                Err(StoreError::error("Out of memory"))
-            }
-        }
-    }
+    // No query runs first: SQLite copies an in-memory database as it is, even one whose
+    // schema it cannot read (a truncated image), as better-sqlite3 returns it.
+    Ok(raw::serialize(conn, name)?.unwrap_or_default())
 }
 
 #[cfg(test)]

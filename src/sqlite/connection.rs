@@ -26,16 +26,22 @@ pub fn is_memory(path: &str) -> bool {
     path == ":memory:" || path.is_empty()
 }
 
-/// Opens `path` as a plain file name: URI file names are off in this build
-/// (`SQLITE_USE_URI=0`, better-sqlite3's defines), so `file:x.db?mode=ro` names a file, as
-/// in better-sqlite3. Only an immutable open builds a URI, from the plain name.
-pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
-    // SQLite would silently stop at the NUL and open another file.
+/// A path holding a NUL is refused: SQLite would silently stop at the NUL and open
+/// another file (better-sqlite3 does).
+pub fn refuse_nul(path: &str) -> SResult<()> {
     if path.contains('\0') {
         return Err(StoreError::type_error(
             "The database path must not contain NUL characters",
         ));
     }
+    Ok(())
+}
+
+/// Opens `path` as a plain file name: URI file names are off in this build
+/// (`SQLITE_USE_URI=0`, better-sqlite3's defines), so `file:x.db?mode=ro` names a file, as
+/// in better-sqlite3. Only an immutable open builds a URI, from the plain name.
+pub fn open(path: &str, mode: OpenMode) -> SResult<Connection> {
+    refuse_nul(path)?;
     let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let uri;
     let mut name = path;

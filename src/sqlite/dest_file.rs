@@ -9,6 +9,8 @@ use rusqlite::Connection;
 
 use crate::error::SResult;
 
+use super::raw;
+
 /// SQLite's mode for a new database file, for a source that has none (in memory, temporary).
 #[cfg(unix)]
 const SQLITE_DEFAULT_MODE: u32 = 0o644;
@@ -17,14 +19,10 @@ const SQLITE_DEFAULT_MODE: u32 = 0o644;
 const UNKNOWN_SOURCE_MODE: u32 = 0o600;
 
 /// The file behind schema `name` of `conn`: `Some("")` for an in-memory or temporary
-/// schema, `None` when there is no such schema (SQLite reports that error itself).
-pub fn schema_file(conn: &Connection, name: &str) -> SResult<Option<String>> {
-    let mut stmt = conn.prepare("SELECT file FROM pragma_database_list WHERE name = ?1 COLLATE NOCASE")?;
-    let mut rows = stmt.query([name])?;
-    match rows.next()? {
-        Some(row) => Ok(Some(row.get::<_, Option<String>>(0)?.unwrap_or_default())),
-        None => Ok(None),
-    }
+/// schema, `None` when there is no such schema (SQLite reports that error itself). No query
+/// runs: a source whose schema SQLite cannot read fails where better-sqlite3's does.
+pub fn schema_file(conn: &Connection, name: &str) -> Option<String> {
+    raw::db_filename(conn, name)
 }
 
 /// Makes `dest` ready to receive a copy of the database file `source` ("" for none).

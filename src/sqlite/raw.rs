@@ -184,6 +184,21 @@ pub fn last_insert_rowid(conn: &Connection) -> i64 {
     unsafe { ffi::sqlite3_last_insert_rowid(db(conn)) }
 }
 
+/// `sqlite3_db_filename(db, schema)`: the file behind a schema, "" for an in-memory or
+/// temporary one, None for no such schema. It reads no page, so a schema SQLite cannot
+/// read (a truncated image) still answers.
+pub fn db_filename(conn: &Connection, schema: &str) -> Option<String> {
+    let name = std::ffi::CString::new(schema).ok()?;
+    // SAFETY: the connection is open and `name` NUL-terminated; SQLite returns NULL or a
+    // NUL-terminated string it owns, copied here before any other call on the connection.
+    let file = unsafe { ffi::sqlite3_db_filename(db(conn), name.as_ptr()) };
+    if file.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL: a NUL-terminated string SQLite keeps while the schema is attached.
+    Some(unsafe { std::ffi::CStr::from_ptr(file) }.to_string_lossy().into_owned())
+}
+
 /// The main database's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes with every
 /// commit to the file, by this connection or any other (seen by this connection at its
 /// next read). None if the file control fails.
@@ -572,16 +587,23 @@ impl Drop for RawBackup {
     }
 }
 
-/// `sqlite3_serialize(db, schema, &size, 0)`: a copy of the schema's bytes, or None when
-/// SQLite returns no buffer (an unknown schema, no memory, or no first page).
+/// `sqlite3_serialize(db, schema, &size, 0)`: a copy of the schema's bytes, None for a
+/// database of no pages, or better-sqlite3's "Out of memory" when SQLite returns no
+/// buffer for another reason (an unknown schema, no memory, a schema it cannot read).
 pub fn serialize(conn: &Connection, schema: &str) -> Result<Option<Vec<u8>>, StoreError> {
-    let name = std::ffi::CString::new(schema).map_err(|_| StoreError::error("Out of memory"))?;
-    let mut size: ffi::sqlite3_int64 = 0;
+    // V8's `String::Utf8Value` hands better-sqlite3's name to SQLite: it ends at a NUL.
+    let name = std::ffi::CString::new(cut_at_nul(schema.as_bytes())).unwrap_or_default();
+    let mut size: ffi::sqlite3_int64 = -1;
     // SAFETY: the connection is open and `name` NUL-terminated; flags 0 asks for a fresh
     // sqlite3_malloc'd copy, freed below after copying it.
     let data = unsafe { ffi::sqlite3_serialize(db(conn), name.as_ptr(), &mut size, 0) };
     if data.is_null() {
-        return Ok(None);
+        // An unknown schema or a failed allocation leave a size; an empty database none.
+        return if size == 0 {
+            Ok(None)
+        } else {
+            Err(StoreError::error("Out of memory"))
+        };
     }
     let len = usize::try_from(size).unwrap_or(0);
     // SAFETY: SQLite reported `size` bytes at `data`.

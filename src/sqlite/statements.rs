@@ -21,6 +21,12 @@ pub struct HeldStmt {
     pub named_keys: Option<crate::js::bind::NamedKeys>,
 }
 
+impl HeldStmt {
+    pub fn is_iterating(&self) -> bool {
+        self.iterating
+    }
+}
+
 #[derive(Default)]
 pub struct StatementTable {
     held: Handles<HeldStmt>,
@@ -67,17 +73,17 @@ impl StatementTable {
         self.iterators > 0
     }
 
-    /// Marks statement `id` as iterated.
-    /// better-sqlite3's limit on open iterators, checked before another one starts.
-    pub fn may_add_iterator(&self) -> SResult<()> {
+    /// Refuses one more iterator past better-sqlite3's limit (checked before binding).
+    pub fn may_begin_iteration(&self) -> SResult<()> {
         if self.iterators >= MAX_ITERATORS {
             return Err(StoreError::range_error("Too many active database iterators"));
         }
         Ok(())
     }
 
+    /// Marks statement `id` as iterated.
     pub fn begin_iteration(&mut self, id: u32) -> SResult<()> {
-        self.may_add_iterator()?;
+        self.may_begin_iteration()?;
         let held = self.get(id)?;
         if !held.iterating {
             held.iterating = true;
