@@ -24,7 +24,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const require = createRequire(import.meta.url);
 const native = require('../lib/native.cjs');
-const { connectionHandle } = require('../lib/database.cjs');
+const { connectionHandle } = require('../lib/database/database.cjs');
 /** The original's statements on node:sqlite, where this Node has it. */
 const NodeSqlite = nodeSqliteDatabase();
 

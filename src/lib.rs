@@ -21,23 +21,21 @@
 // still reports dead code.
 #![cfg_attr(test, allow(dead_code))]
 
+mod bench_floor;
+mod engine;
 mod error;
-mod facade;
-mod handles;
-mod js;
-mod native_db;
-mod sqlite;
+mod ffi;
 mod store;
 
-pub use native_db::NativeDb;
+pub use engine::connection::NativeDb;
 
 use std::ffi::CStr;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use js::create::Made;
-use js::napi::{Napi, Variadic};
+use ffi::napi::returned::Made;
+use ffi::napi::{Napi, Variadic};
 
 /// The statement calls that take their arguments as passed (`js::napi::Variadic`), and
 /// the slots they leave numbers in, by the names `lib/native.cjs` exports them under.
@@ -45,14 +43,14 @@ const VARIADIC: [(&CStr, Variadic); 11] = [
     (c"storeRun", store::store_run),
     (c"storeGet", store::store_get),
     (c"storeAll", store::store_all),
-    (c"facadeRun", facade::facade_run),
-    (c"facadeGet", facade::facade_get),
-    (c"facadeAll", facade::facade_all),
-    (c"facadeIterNext", facade::facade_iter_next),
-    (c"facadeCheck", facade::facade_check),
-    (c"resultSlots", js::slots::result_slots),
-    (c"facadeStatementTraits", facade::statement_traits),
-    (c"facadeIteratorTraits", facade::iterator_traits),
+    (c"facadeRun", engine::database::facade_run),
+    (c"facadeGet", engine::database::facade_get),
+    (c"facadeAll", engine::database::facade_all),
+    (c"facadeIterNext", engine::database::facade_iter_next),
+    (c"facadeCheck", engine::database::facade_check),
+    (c"resultSlots", engine::js::result_slots::result_slots),
+    (c"facadeStatementTraits", engine::database::statement_traits),
+    (c"facadeIteratorTraits", engine::database::iterator_traits),
 ];
 
 /// An object holding the variadic statement calls of this environment.

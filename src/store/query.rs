@@ -1,13 +1,13 @@
 //! SQL that the store builds per call (the filters of listAssigns, listRoleKeys and
 //! findReflexion with a context), run on the connection's statement cache.
 
+use crate::engine::bind::{bind_raw, BoundValues};
+use crate::engine::connection::Core;
+use crate::engine::js::protocol::RowMode;
+use crate::engine::rows::{all_rows, Read, RowShape};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{bind_raw, BoundValues};
-use crate::js::napi::{Napi, Raw};
-use crate::js::protocol::RowMode;
-use crate::js::rows::{all_rows, Read, RowShape};
-use crate::native_db::Core;
-use crate::sqlite::raw::RawStmt;
+use crate::ffi::napi::{Napi, Raw};
+use crate::ffi::sqlite::RawStmt;
 
 /// Runs SQL the store builds per call (a WHERE of the filters given): prepared (its
 /// errors come first, as the original prepared it per call), then bound with the values

@@ -15,15 +15,15 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::parsed_rows::REFLEXION;
 use super::query::query;
-use super::rows::REFLEXION;
 use super::stmt::Stmt;
+use crate::engine::bind::{args_of, bind_args_with, Anonymous, Arg, Bound};
+use crate::engine::connection::with_handle;
+use crate::engine::js::value::{sqlite_text_from_utf16, JsVal};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, bind_args_with, Anonymous, Arg, Bound};
-use crate::js::create::Made;
-use crate::js::napi::{Napi, Utf8};
-use crate::js::value::{sqlite_text_from_utf16, JsVal};
-use crate::native_db::with_handle;
+use crate::ffi::napi::returned::Made;
+use crate::ffi::napi::{Napi, Utf8};
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new(
@@ -86,7 +86,7 @@ fn quoted_key_syntax_error(key: &[u16]) -> Option<StoreError> {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$' || !c.is_ascii())
         .collect();
     let upper = word.to_ascii_uppercase();
-    if CONTINUATION_KEYWORDS.contains(&upper.as_str()) || crate::sqlite::raw::is_keyword(&word) {
+    if CONTINUATION_KEYWORDS.contains(&upper.as_str()) || crate::ffi::sqlite::is_keyword(&word) {
         return None;
     }
     Some(StoreError::sqlite(

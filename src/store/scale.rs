@@ -20,11 +20,11 @@
 
 use rusqlite::Connection;
 
+use crate::engine::connection::{Core, LogState as ScaleState};
+use crate::engine::transaction::{in_transaction, Behavior};
 use crate::error::SResult;
-use crate::native_db::{Core, LogState as ScaleState};
-use crate::sqlite::raw;
-use crate::sqlite::schema::{COUNTERS_SQL, LARGE_LOG_SQL};
-use crate::sqlite::transaction::{in_transaction, Behavior};
+use crate::ffi::sqlite as raw;
+use crate::store::schema::{COUNTERS_SQL, LARGE_LOG_SQL};
 
 /// From this many messages (by the largest rowid, an O(log n) upper bound of the count)
 /// the large-log indexes are created.

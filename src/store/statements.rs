@@ -12,16 +12,18 @@ use napi_derive::napi;
 use super::query::busy;
 use super::scale;
 use super::stmt::{Effect, Stmt};
+use crate::engine::bind::{
+    args_into, bind_args, bind_raw, bound_from_js, Args, BoundValues, Collect, TOO_FEW, TOO_MANY,
+};
+use crate::engine::connection::{with_handle, Core};
+use crate::engine::js::protocol::RowMode;
+use crate::engine::js::result_slots as slots;
+use crate::engine::js::value::JsVal;
+use crate::engine::rows::{all_rows, first_row, Read, RowLayout};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_into, bind_args, bind_raw, bound_from_js, Args, BoundValues, Collect, TOO_FEW, TOO_MANY};
-use crate::js::napi::{Napi, Raw};
-use crate::js::protocol::RowMode;
-use crate::js::rows::{all_rows, first_row, Read, RowLayout};
-use crate::js::slots;
-use crate::js::value::JsVal;
-use crate::native_db::{with_handle, Core};
-use crate::sqlite::raw::{self, RawStmt};
-use crate::sqlite::schema::SchemaVersion;
+use crate::ffi::napi::{Napi, Raw};
+use crate::ffi::sqlite::{self as raw, RawStmt};
+use crate::store::schema::SchemaVersion;
 
 /// Every statement, numbered in the order the original prepared them.
 fn all() -> &'static [Stmt] {
@@ -260,7 +262,7 @@ fn store_rows(js: Napi, args: &[Raw], first_only: bool) -> Result<Raw> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sqlite::statements::StatementCache;
+    use crate::engine::connection::statement_cache::StatementCache;
 
     /// Every statement prepares on a fresh store of each version it serves, and the ones
     /// prepared per call take `?`s (`store_statements` reports no names for them without
@@ -280,7 +282,7 @@ mod tests {
 
     fn statements_prepare_on(version: SchemaVersion) {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        crate::sqlite::schema::open_store(&conn, version).unwrap();
+        crate::store::schema::open_store(&conn, version).unwrap();
         let mut cache = StatementCache::default();
         for (id, def) in all().iter().enumerate().filter(|(_, def)| def.serves(version)) {
             let stmt = cache.fixed(&conn, slot(id, false), def.sql).unwrap();

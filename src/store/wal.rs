@@ -5,9 +5,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::Connection;
 
+use crate::engine::checkpointer::{self, Checkpointer};
+use crate::engine::connection::{with_handle, Core};
 use crate::error::SResult;
-use crate::native_db::{with_handle, Core};
-use crate::sqlite::checkpointer::{self, Checkpointer};
 
 /// The page size of a file the store creates. A message insert writes one page per
 /// b-tree it touches (the table and each index of `messages`), whole, into the WAL: with
