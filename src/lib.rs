@@ -16,14 +16,19 @@
 //! variadic functions (`js::napi::Variadic`), handed to the JS layer by `nativeFunctions`.
 
 #![deny(clippy::all)]
+// `unsafe` lives in `ffi` alone; everywhere else the compiler refuses it. (`forbid` cannot
+// be used: napi-derive's `#[napi]` expansions carry their own `#[allow(unsafe_code)]`.)
+#![deny(unsafe_code)]
 // The native functions are called from JS only: a test build has no caller for them, so
 // everything only they reach would read as unused there. The library build (and clippy)
 // still reports dead code.
 #![cfg_attr(test, allow(dead_code))]
 
+#[cfg(feature = "bench-floor")]
 mod bench_floor;
 mod engine;
 mod error;
+#[allow(unsafe_code)]
 mod ffi;
 mod store;
 
@@ -34,7 +39,7 @@ use std::ffi::CStr;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use ffi::napi::returned::Made;
+use ffi::napi::returned::Returned;
 use ffi::napi::{Napi, Variadic};
 
 /// The statement calls that take their arguments as passed (`js::napi::Variadic`), and
@@ -55,7 +60,7 @@ const VARIADIC: [(&CStr, Variadic); 11] = [
 
 /// An object holding the variadic statement calls of this environment.
 #[napi]
-pub fn native_functions(env: Env) -> Result<Made> {
+pub fn native_functions(env: Env) -> Result<Returned> {
     let js = Napi::new(env.raw());
     let fail = |_| Error::from_reason("could not create the native statement functions");
     let functions = js.object().map_err(fail)?;
@@ -63,5 +68,5 @@ pub fn native_functions(env: Env) -> Result<Made> {
         js.set_named_property(functions, name, js.variadic_function(name, f).map_err(fail)?)
             .map_err(fail)?;
     }
-    Ok(Made(functions))
+    Ok(Returned(functions))
 }

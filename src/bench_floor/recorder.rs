@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::Connection;
 
+use crate::engine::statement::observer::{self, Observer};
 use crate::error::SResult;
 
 /// One statement execution.
@@ -44,16 +45,33 @@ fn recording() -> bool {
     ON.with(Cell::get)
 }
 
+/// What the statements are observed by while recording.
+struct Recording;
+
+impl Observer for Recording {
+    fn bound(&self, stmt: usize, index: usize, value: ValueRef<'_>) {
+        on_bind(stmt, index, value);
+    }
+    fn cleared(&self, stmt: usize) {
+        on_clear(stmt);
+    }
+    fn stepping(&self, stmt: usize, fresh: bool, sql: &dyn Fn() -> String) {
+        on_step(stmt, fresh, sql);
+    }
+}
+
 /// Starts recording (dropping anything recorded before).
 pub fn start() {
     RECORDER.with(|r| *r.borrow_mut() = Recorder::default());
     ON.with(|on| on.set(true));
+    observer::observe(Some(&Recording));
 }
 
 /// Stops recording and keeps what was recorded for [`replay_last`]; returns how many
 /// executions it holds.
 pub fn stop() -> usize {
     ON.with(|on| on.set(false));
+    observer::observe(None);
     let steps = RECORDER.with(|r| std::mem::take(&mut r.borrow_mut().steps));
     let n = steps.len();
     LAST.with(|last| *last.borrow_mut() = steps);
@@ -61,7 +79,7 @@ pub fn stop() -> usize {
 }
 
 /// A value was bound to parameter `index` of statement `stmt` (a handle's address).
-pub(crate) fn on_bind(stmt: usize, index: usize, value: ValueRef<'_>) {
+fn on_bind(stmt: usize, index: usize, value: ValueRef<'_>) {
     if recording() {
         RECORDER.with(|r| {
             r.borrow_mut()
@@ -84,14 +102,14 @@ fn owned(value: ValueRef<'_>) -> Value {
 }
 
 /// The statement's bindings were cleared.
-pub(crate) fn on_clear(stmt: usize) {
+fn on_clear(stmt: usize) {
     if recording() {
         RECORDER.with(|r| r.borrow_mut().bound.remove(&stmt));
     }
 }
 
 /// The statement is about to be stepped; `fresh` when this starts an execution.
-pub(crate) fn on_step(stmt: usize, fresh: bool, sql: impl FnOnce() -> String) {
+fn on_step(stmt: usize, fresh: bool, sql: impl FnOnce() -> String) {
     if !recording() {
         return;
     }

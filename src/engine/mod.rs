@@ -10,4 +10,5 @@ pub mod database;
 pub mod handles;
 pub mod js;
 pub mod rows;
+pub mod statement;
 pub mod transaction;

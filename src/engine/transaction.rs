@@ -138,11 +138,12 @@ fn undo(conn: &Connection, level: Level) -> SResult<()> {
 
 /// Transaction-control statements stay prepared: parsing them costs more than running.
 fn control(conn: &Connection, sql: &str) -> SResult<()> {
+    #[cfg(feature = "bench-floor")]
     crate::bench_floor::recorder::on_control(sql);
     let mut stmt = conn.prepare_cached(sql)?;
-    if crate::ffi::sqlite::is_begin(sql.as_bytes()) {
+    if crate::engine::checkpointer::is_begin(sql.as_bytes()) {
         // It may take the write lock: not while the checkpointer restarts the WAL.
-        crate::ffi::sqlite::gated(conn, || stmt.raw_execute())?;
+        crate::engine::checkpointer::gated(conn, || stmt.raw_execute())?;
     } else {
         stmt.raw_execute()?;
     }

@@ -11,7 +11,7 @@ use crate::engine::bind::{args_of, bind_args_with};
 use crate::engine::connection::with_handle;
 use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
-use crate::ffi::napi::returned::Made;
+use crate::ffi::napi::returned::Returned;
 use crate::ffi::napi::Napi;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -88,7 +88,7 @@ pub fn store_list_assigns(
     statuses: Vec<bool>,
     active_before: bool,
     values: JsVal,
-) -> Result<Made> {
+) -> Result<Returned> {
     with_handle(&env, db, |core| {
         let sql = list_sql(&columns, &statuses, active_before)?;
         query(
@@ -98,7 +98,7 @@ pub fn store_list_assigns(
             |stmt| bind_args_with(Napi::new(env.raw()), stmt, &args_of(&values)?),
             &ASSIGN,
         )
-        .map(Made)
+        .map(Returned)
     })
 }
 

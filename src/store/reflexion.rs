@@ -22,7 +22,7 @@ use crate::engine::bind::{args_of, bind_args_with, Anonymous, Arg, Bound};
 use crate::engine::connection::with_handle;
 use crate::engine::js::value::{sqlite_text_from_utf16, JsVal};
 use crate::error::{SResult, StoreError};
-use crate::ffi::napi::returned::Made;
+use crate::ffi::napi::returned::Returned;
 use crate::ffi::napi::{Napi, Utf8};
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -124,7 +124,7 @@ fn context_parameter(k: usize, n: usize) -> usize {
 /// `params` the pattern (exact, or the LIKE pattern) and their values, as the original
 /// passed them to `.all(pattern, ...values)`.
 #[napi]
-pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, params: JsVal) -> Result<Made> {
+pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, params: JsVal) -> Result<Returned> {
     with_handle(&env, db, |core| {
         let keys: Vec<Vec<u16>> = keys.iter().map(JsVal::utf16).collect::<SResult<_>>()?;
         // Where the original's SQL text was a syntax error, fail the same way.
@@ -158,7 +158,7 @@ pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, par
             },
             &REFLEXION,
         )
-        .map(Made)
+        .map(Returned)
     })
 }
 

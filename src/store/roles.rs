@@ -13,7 +13,7 @@ use crate::engine::bind::{bind_args_with, Arg};
 use crate::engine::connection::with_handle;
 use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
-use crate::ffi::napi::returned::Made;
+use crate::ffi::napi::returned::Returned;
 use crate::ffi::napi::Napi;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
@@ -174,7 +174,7 @@ pub fn store_list_role_keys(
     columns: Vec<String>,
     states: Option<Vec<bool>>,
     params: JsVal,
-) -> Result<Made> {
+) -> Result<Returned> {
     with_handle(&env, db, |core| {
         let sql = keys_sql(&columns, states.as_deref())?;
         query(
@@ -184,6 +184,6 @@ pub fn store_list_role_keys(
             |stmt| bind_args_with(Napi::new(env.raw()), stmt, &[Arg::Js(params)]),
             &PLAIN,
         )
-        .map(Made)
+        .map(Returned)
     })
 }

@@ -20,6 +20,7 @@ use crate::engine::js::protocol::RowMode;
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::{all_rows, first_row, Read, RowLayout};
+use crate::engine::statement::Statement;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{Napi, Raw};
 use crate::ffi::sqlite::{self as raw, RawStmt};
@@ -64,7 +65,7 @@ fn execute<T>(
     js: Napi,
     id: u32,
     params: &[Raw],
-    f: impl FnOnce(&mut RawStmt, &Stmt, &mut Option<RowLayout>) -> SResult<T>,
+    f: impl FnOnce(&mut Statement, &Stmt, &mut Option<RowLayout>) -> SResult<T>,
 ) -> SResult<T> {
     let def = all()
         .get(id as usize)
@@ -141,7 +142,7 @@ fn is_named(stmt: &RawStmt) -> bool {
 
 /// Steps a write to its end; the change count as better-sqlite3 reports it (0 when this
 /// statement changed nothing, although `sqlite3_changes` keeps the last write's count).
-fn run(core: &Core, stmt: &mut RawStmt) -> SResult<f64> {
+fn run(core: &Core, stmt: &mut Statement) -> SResult<f64> {
     let before = raw::total_changes(&core.conn);
     while stmt.step() == rusqlite::ffi::SQLITE_ROW {}
     if stmt.reset() != rusqlite::ffi::SQLITE_OK {

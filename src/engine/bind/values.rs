@@ -11,9 +11,9 @@ use rusqlite::ToSql;
 use smallvec::SmallVec;
 
 use crate::engine::js::value::JsVal;
+use crate::engine::statement::Statement;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::Utf8;
-use crate::ffi::sqlite::RawStmt;
 
 use super::{ParamInfo, CANNOT_BIND, TOO_BIG, TOO_MANY};
 
@@ -97,7 +97,7 @@ pub trait BindTarget: ParamInfo {
 
 /// Straight onto a statement, as better-sqlite3 binds: the caller clears the bindings
 /// when one fails.
-pub struct Direct<'s>(pub &'s mut RawStmt);
+pub struct Direct<'s>(pub &'s mut Statement);
 
 impl ParamInfo for Direct<'_> {
     fn parameter_count(&self) -> usize {
@@ -175,7 +175,7 @@ impl<P: ParamInfo + ?Sized> Collect<'_, P> {
 
 /// Binds collected values onto a raw statement, with better-sqlite3's errors where SQLite
 /// refuses one (the bindings are cleared then).
-pub fn bind_raw(stmt: &mut RawStmt, values: &[(usize, Bound)]) -> SResult<()> {
+pub fn bind_raw(stmt: &mut Statement, values: &[(usize, Bound)]) -> SResult<()> {
     for (index, v) in values {
         if let Err(error) = checked(stmt.bind(*index, ValueRef::from(v))) {
             stmt.clear_bindings();

@@ -11,12 +11,13 @@ use smallvec::SmallVec;
 
 use crate::engine::bind::bound_from_js;
 use crate::engine::callbacks::frames as step_frames;
+use crate::engine::callbacks::scope::CallValues;
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::throw::Throw;
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::{value_js, value_js_wrapped};
 use crate::error::{SResult, StoreError};
-use crate::ffi::napi::{CallValues, Napi, Raw, ResultSlots};
+use crate::ffi::napi::{Napi, Raw, ResultSlots};
 use crate::ffi::sqlite::create_function::{ResultSink, SqlValue};
 
 thread_local! {
@@ -26,7 +27,7 @@ thread_local! {
     static FAILED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether a callback of connection `db`'s statement is running (`Napi::callback_scope`):
+/// Whether a callback of connection `db`'s statement is running (`scope::callback_scope`):
 /// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
 /// store's methods included, as they run statements).
 pub fn running_on(db: u32) -> bool {

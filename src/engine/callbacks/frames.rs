@@ -16,7 +16,7 @@ struct Frame {
     /// How many callbacks were running when the step began: the callbacks it runs
     /// itself start at this depth.
     depth: u32,
-    lent: Option<Lent>,
+    lent: Option<StepResource>,
     /// Whether callbacks run directly by this step may have their calls queued.
     queueable: bool,
     /// How many of its callbacks left their values in the caller's own scope (see
@@ -27,7 +27,7 @@ struct Frame {
 
 /// What a callback leaves in its step's frame: a resource dropped with the step, and
 /// the counters its owner reads on each callback without reaching into the resource.
-pub struct Lent {
+pub struct StepResource {
     /// Who lent it (the JS layer's environment), as a number.
     pub owner: usize,
     /// How many callbacks have used it.
@@ -49,7 +49,7 @@ struct State {
     delivery_failed: bool,
     /// How queued calls are delivered: false when one of them failed (its error pending).
     deliverer: Option<fn() -> bool>,
-    /// The next epoch (`Lent::epoch`, a step's bare epoch): unique on this thread.
+    /// The next epoch (`StepResource::epoch`, a step's bare epoch): unique on this thread.
     next_epoch: u64,
 }
 
@@ -139,7 +139,7 @@ impl Drop for CallbackRunning {
 /// enter or leave a step.
 pub fn enter_callback<T, E>(
     db: u32,
-    f: impl FnOnce(Option<&mut Option<Lent>>) -> Result<T, E>,
+    f: impl FnOnce(Option<&mut Option<StepResource>>) -> Result<T, E>,
 ) -> Result<(T, CallbackRunning), E> {
     STATE.with(|state| {
         let mut state = state.borrow_mut();
@@ -247,7 +247,7 @@ mod tests {
     fn a_resource_lives_as_long_as_its_step() {
         assert_eq!(probe(1).0, None);
         let outer = StepFrame::enter(false);
-        let lent = Lent {
+        let lent = StepResource {
             owner: 1,
             used: 0,
             epoch: 1,
@@ -298,7 +298,7 @@ mod tests {
         let step = StepFrame::enter(false);
         let epoch = new_epoch();
         let ((), lender) = enter_callback(1, |slot| {
-            *slot.ok_or(())? = Some(Lent {
+            *slot.ok_or(())? = Some(StepResource {
                 owner: 1,
                 used: 0,
                 epoch,

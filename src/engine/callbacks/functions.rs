@@ -16,10 +16,11 @@ use crate::engine::callbacks::call::{
     Registered,
 };
 use crate::engine::callbacks::queue::{self as batch, Kind, Runner, WithValue};
+use crate::engine::callbacks::scope::{callback_scope, lent_callback_scope, CallValues, ScopeCache};
 use crate::engine::connection::{with_handle, Core};
 use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
-use crate::ffi::napi::{CallValues, JsRef, Napi, ScopeCache};
+use crate::ffi::napi::{JsRef, Napi};
 
 use crate::ffi::sqlite::create_function::{
     create_aggregate, create_scalar, AggregateFunction, FunctionFlags, ResultSink, ScalarFunction, SqlValue,
@@ -59,9 +60,9 @@ impl JsFunction {
         let js = self.js;
         // Queued aggregate calls run first: they came first.
         batch::deliver(js)?;
-        let (scope, _running) = match js.lent_callback_scope(self.db) {
+        let (scope, _running) = match lent_callback_scope(js, self.db) {
             Some(entered) => entered,
-            None => js.callback_scope(self.db)?,
+            None => callback_scope(js, self.db)?,
         };
         let values = self.saved.get(js, &scope, &self.f)?;
         let result = match call_scalar(js, &values, args, self.safe_ints) {
@@ -267,7 +268,7 @@ impl JsAggregate {
         flags: u32,
     ) -> std::result::Result<(), Failed> {
         let js = self.js;
-        let (scope, _running) = js.callback_scope(self.db)?;
+        let (scope, _running) = callback_scope(js, self.db)?;
         let values = match kind {
             Kind::Inverse => match &self.inverse {
                 Some(inverse) => self.saved_inverse.get(js, &scope, inverse)?,
@@ -399,7 +400,7 @@ impl JsAggregate {
 
     fn call_value(&self, id: u32, flags: u32) -> SResult<Framed> {
         let js = self.js;
-        let (scope, _running) = js.callback_scope(self.db)?;
+        let (scope, _running) = callback_scope(js, self.db)?;
         let values = self.saved_value.get(js, &scope, &self.value)?;
         let call = FrameCall {
             values: &values,

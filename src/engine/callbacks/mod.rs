@@ -5,4 +5,5 @@ pub mod call;
 pub mod frames;
 pub mod functions;
 pub mod queue;
+pub mod scope;
 pub mod tables;

@@ -21,9 +21,10 @@ use rusqlite::types::ValueRef;
 
 use crate::engine::callbacks::call::{report, Framed};
 use crate::engine::callbacks::frames as step_frames;
+use crate::engine::callbacks::scope::{callback_scope, ScopeCache};
 use crate::engine::js::result_slots as slots;
 use crate::error::{SResult, StoreError};
-use crate::ffi::napi::{JsRef, Napi, Raw, ResultSlots, ScopeCache};
+use crate::ffi::napi::{JsRef, Napi, Raw, ResultSlots};
 use crate::ffi::sqlite::create_function::SqlValue;
 
 /// One aggregate registration's entry points for the queue: the thread's `deliver`
@@ -390,7 +391,7 @@ fn run_taken(js: Napi, taken: Taken) -> SResult<Option<Framed>> {
 
 /// Calls `deliver` with the `run` of the first `count` runners.
 fn call_deliver(js: Napi, db: u32, count: usize) -> SResult<Framed> {
-    let (scope, _running) = js.callback_scope(db)?;
+    let (scope, _running) = callback_scope(js, db)?;
     let epoch = scope.epoch();
     let (deliver, undefined, argv) = QUEUE.with(|queue| {
         let runners = queue.runners.borrow();

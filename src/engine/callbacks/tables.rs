@@ -10,6 +10,7 @@ use smallvec::SmallVec;
 
 use crate::engine::callbacks::call::{report, set_result, Registered};
 use crate::engine::callbacks::queue as batch;
+use crate::engine::callbacks::scope::callback_scope;
 use crate::engine::connection::with_handle;
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::value_js;
@@ -99,7 +100,7 @@ impl JsTable {
     fn start(&self, cursor: &mut Cursor, args: &[Option<SqlValue>]) -> SResult<()> {
         let js = self.js;
         batch::deliver(js)?;
-        let (_scope, _running) = js.callback_scope(self.db)?;
+        let (_scope, _running) = callback_scope(js, self.db)?;
         let mut argv: SmallVec<[Raw; 8]> = SmallVec::new();
         for arg in args {
             let value = match arg {
@@ -123,7 +124,7 @@ impl JsTable {
     fn advance(&self, cursor: &mut Cursor) -> SResult<()> {
         let js = self.js;
         batch::deliver(js)?;
-        let (_scope, _running) = js.callback_scope(self.db)?;
+        let (_scope, _running) = callback_scope(js, self.db)?;
         let Some(pull) = &cursor.pull else {
             cursor.done = true;
             return Ok(());
@@ -137,7 +138,7 @@ impl JsTable {
     fn value(&self, cursor: &Cursor, column: usize, out: &mut ResultSink) -> SResult<()> {
         let js = self.js;
         batch::deliver(js)?;
-        let (_scope, _running) = js.callback_scope(self.db)?;
+        let (_scope, _running) = callback_scope(js, self.db)?;
         let row = cursor
             .row
             .as_ref()

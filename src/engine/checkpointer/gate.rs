@@ -1,5 +1,4 @@
-//! The store connection's restart gate: part of [`super`], the one module that calls
-//! SQLite's C API.
+//! The restart gate of a connection with a checkpointer (part of `checkpointer`).
 //!
 //! The first commit into a restarted WAL writes the WAL's header and syncs it, on the
 //! committing thread. The checkpoint thread restarts the WAL itself, in two steps that
@@ -19,15 +18,15 @@
 //! most.
 
 use std::cell::Cell;
-use std::ffi::{c_void, CStr};
+use std::ffi::CStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::ffi;
 use rusqlite::Connection;
 
-use crate::ffi::sqlite::db;
+use crate::error::SResult;
+use crate::ffi::sqlite::{client_data, Db};
 
 /// The name the gate is kept under in its connection (`sqlite3_set_clientdata`).
 const NAME: &CStr = c"triflux-native-store.restart-gate";
@@ -86,23 +85,10 @@ impl RestartGate {
 /// in a sync of a failing disk: the writes go on and the WAL grows).
 pub const FULL_WAIT: Duration = Duration::from_millis(1500);
 
-unsafe extern "C" fn drop_gate(p: *mut c_void) {
-    // SAFETY: `p` is the `Arc::into_raw` of `install_restart_gate`, given back once by
-    // SQLite when the connection closes (or when the gate is replaced).
-    drop(unsafe { Arc::from_raw(p as *const RestartGate) });
-}
-
 /// Makes every step of `conn` that may begin a write pass through `gate`, until the
 /// connection is closed (which lets go of its reference).
-pub fn install_restart_gate(conn: &Connection, gate: Arc<RestartGate>) -> Result<(), crate::error::StoreError> {
-    let p = Arc::into_raw(gate) as *mut c_void;
-    // SAFETY: `conn` is open; on failure SQLite calls the destructor on `p` itself.
-    let rc = unsafe { ffi::sqlite3_set_clientdata(db(conn), NAME.as_ptr(), p, Some(drop_gate)) };
-    if rc == ffi::SQLITE_OK {
-        Ok(())
-    } else {
-        Err(crate::error::StoreError::sqlite(rc, crate::ffi::sqlite::errstr(rc)))
-    }
+pub fn install(conn: &Connection, gate: Arc<RestartGate>) -> SResult<()> {
+    client_data::set(conn, NAME, gate)
 }
 
 thread_local! {
@@ -113,22 +99,17 @@ thread_local! {
 
 /// Runs `f` (a step on `db`) through `db`'s restart gate when it has one, `may_write` is
 /// set and the connection does not hold the write lock already.
-pub(crate) fn through_gate<T>(db: *mut ffi::sqlite3, may_write: bool, f: impl FnOnce() -> T) -> T {
+pub(super) fn through<T>(db: Db<'_>, may_write: bool, f: impl FnOnce() -> T) -> T {
     if !may_write || INSIDE.with(Cell::get) {
         return f();
     }
-    // SAFETY: `db` is open; the gate it holds lives until the connection closes, which
-    // cannot happen during this step.
-    let gate = unsafe { ffi::sqlite3_get_clientdata(db, NAME.as_ptr()) } as *const RestartGate;
-    if gate.is_null() {
+    let Some(gate) = client_data::get::<RestartGate>(db, NAME) else {
+        return f();
+    };
+    if db.writing() {
         return f();
     }
-    // SAFETY: as above.
-    if unsafe { ffi::sqlite3_txn_state(db, c"main".as_ptr()) } == ffi::SQLITE_TXN_WRITE {
-        return f();
-    }
-    // SAFETY: as above.
-    let _open = unsafe { &*gate }.pass();
+    let _open = gate.pass();
     INSIDE.with(|c| c.set(true));
     struct Leave;
     impl Drop for Leave {
@@ -140,17 +121,10 @@ pub(crate) fn through_gate<T>(db: *mut ffi::sqlite3, may_write: bool, f: impl Fn
     f()
 }
 
-/// [`through_gate`] for a statement run through rusqlite on `conn` (the transaction
-/// guard's `BEGIN`).
+/// [`through`] for a statement run through rusqlite on `conn` (the transaction guard's
+/// `BEGIN`).
 pub fn gated<T>(conn: &Connection, f: impl FnOnce() -> T) -> T {
-    through_gate(db(conn), true, f)
-}
-
-/// Whether a step of `stmt` may begin a write: it writes, or it is a `BEGIN` (which
-/// SQLite counts as read-only; `BEGIN IMMEDIATE` takes the write lock).
-pub(crate) fn may_write(stmt: *mut ffi::sqlite3_stmt, begins: bool) -> bool {
-    // SAFETY: `stmt` is a live statement.
-    begins || unsafe { ffi::sqlite3_stmt_readonly(stmt) } == 0
+    through(crate::ffi::sqlite::db_of(conn), true, f)
 }
 
 /// Whether `sql` (one statement) starts with `BEGIN`.
@@ -166,7 +140,7 @@ mod tests {
 
     use rusqlite::Connection;
 
-    use super::{gated, install_restart_gate, is_begin, RestartGate};
+    use super::{gated, install, is_begin, RestartGate};
 
     #[test]
     fn begin_is_recognised_by_its_first_word() {
@@ -180,7 +154,7 @@ mod tests {
     fn a_write_waits_while_the_gate_is_closed_and_a_connection_without_one_does_not() {
         let conn = Connection::open_in_memory().unwrap();
         let gate = Arc::new(RestartGate::default());
-        install_restart_gate(&conn, gate.clone()).unwrap();
+        install(&conn, gate.clone()).unwrap();
         let plain = Connection::open_in_memory().unwrap();
         let (closed_tx, closed_rx) = std::sync::mpsc::channel();
         let (opened_tx, opened_rx) = std::sync::mpsc::channel();
@@ -212,7 +186,7 @@ mod tests {
     fn a_full_wal_makes_the_next_write_wait_for_the_thread_and_no_longer() {
         let conn = Connection::open_in_memory().unwrap();
         let gate = Arc::new(RestartGate::default());
-        install_restart_gate(&conn, gate.clone()).unwrap();
+        install(&conn, gate.clone()).unwrap();
         gate.set_full();
         let for_thread = gate.clone();
         let released = std::thread::spawn(move || {

@@ -2,7 +2,7 @@
 //!
 //! SQLite's automatic checkpoint runs inside the commit that pushes the WAL past
 //! `wal_autocheckpoint` pages: the caller pays for copying the pages back and for two
-//! syncs. Here the store's connection gets a WAL hook instead ([`raw::WalHook`]) that only
+//! syncs. Here the store's connection gets a WAL hook instead (`hook`) that only
 //! wakes a thread of its own; that thread has its own connections to the file and does
 //! every checkpoint and every sync of the WAL's life cycle:
 //!
@@ -42,13 +42,17 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 
 use crate::error::{SResult, StoreError};
-use crate::ffi::sqlite::{self as raw, WalHook, WalListener};
 use gate::RestartGate;
+use hook::WalListener;
 use worker::Worker;
 
 mod connections;
-pub mod gate;
+mod gate;
+mod hook;
+pub mod steps;
 mod worker;
+
+pub use gate::{gated, is_begin};
 
 /// The WAL size (bytes of frames) from which the thread restarts the WAL.
 pub const RESTART_AT: i64 = 16 * 1024 * 1024;
@@ -208,10 +212,10 @@ impl WalListener for Shared {
     }
 }
 
-/// The store connection's checkpointer: its WAL hook and its thread.
+/// A connection's checkpointer: its thread (its WAL hook and restart gate are kept by the
+/// connection itself, until it closes).
 pub struct Checkpointer {
     shared: Arc<Shared>,
-    hook: WalHook,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -222,11 +226,11 @@ impl Checkpointer {
     /// so a file they cannot open leaves `conn` with SQLite's own checkpoints.
     pub fn start(conn: &Connection, path: &str) -> SResult<Checkpointer> {
         let threshold: i32 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?;
-        let journal_limit = raw::journal_size_limit(conn).unwrap_or(-1);
+        let journal_limit = hook::journal_size_limit(conn).unwrap_or(-1);
         let threshold = Arc::new(AtomicI32::new(threshold));
         let gate = Arc::new(RestartGate::default());
         let worker = Worker::open(path, gate.clone())?;
-        raw::install_restart_gate(conn, gate.clone())?;
+        gate::install(conn, gate.clone())?;
         let shared = Arc::new(Shared {
             wake: Mutex::default(),
             cv: Condvar::new(),
@@ -253,12 +257,13 @@ impl Checkpointer {
         // The thread's first step closes the gate (see `Worker::run`): the store's first
         // write comes after it.
         let _ = gate_closed.recv();
-        let hook = WalHook::install(conn, threshold, shared.clone());
-        Ok(Checkpointer {
-            shared,
-            hook,
+        let checkpointer = Checkpointer {
+            shared: shared.clone(),
             thread: Some(thread),
-        })
+        };
+        // On failure (no memory) the thread is stopped again as `checkpointer` drops.
+        hook::install(conn, threshold, shared)?;
+        Ok(checkpointer)
     }
 
     pub fn status(&self) -> Status {
@@ -267,7 +272,7 @@ impl Checkpointer {
 
     /// The `wal_autocheckpoint` threshold `store.db` reads (in frames; 0: off).
     pub fn threshold(&self) -> i32 {
-        self.hook.threshold()
+        self.shared.threshold.load(Ordering::Relaxed)
     }
 }
 

@@ -27,7 +27,7 @@ pub(super) struct Worker {
     pins: [Connection; 2],
     pinned: Option<usize>,
     /// Closed while this thread restarts the WAL: the store's connection begins no write
-    /// meanwhile (see `raw::RestartGate`).
+    /// meanwhile (see `gate::RestartGate`).
     gate: Arc<RestartGate>,
     frame_bytes: i64,
     /// The `journal_size_limit` the writer connection has.

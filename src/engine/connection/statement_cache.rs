@@ -6,11 +6,11 @@ use crate::engine::handles::Handles;
 use crate::error::{SResult, StoreError};
 use rusqlite::Connection;
 
-use crate::ffi::sqlite::RawStmt;
+use crate::engine::statement::Statement;
 
 /// One statement held for JS.
 pub struct HeldStmt {
-    pub stmt: RawStmt,
+    pub stmt: Statement,
     /// `stmt.bind(...)` was called: the bindings are permanent.
     pub bound: bool,
     /// An `iterate()` over it is open.
@@ -43,7 +43,7 @@ impl StatementTable {
         self.iterators = 0;
     }
 
-    pub fn insert(&mut self, stmt: RawStmt) -> u32 {
+    pub fn insert(&mut self, stmt: Statement) -> u32 {
         self.held.insert(HeldStmt {
             stmt,
             bound: false,
@@ -109,9 +109,9 @@ impl StatementTable {
 /// recently used few by their text.
 #[derive(Default)]
 pub struct StatementCache {
-    fixed: Vec<Option<RawStmt>>,
+    fixed: Vec<Option<Statement>>,
     /// Most recently used last.
-    by_text: Vec<(String, RawStmt)>,
+    by_text: Vec<(String, Statement)>,
 }
 
 /// How many per-call texts stay prepared (a store builds a handful of shapes per method).
@@ -119,7 +119,7 @@ const BY_TEXT_MAX: usize = 64;
 
 impl StatementCache {
     /// Fixed statement `id`, prepared from `sql` the first time.
-    pub fn fixed(&mut self, conn: &Connection, id: usize, sql: &str) -> SResult<&mut RawStmt> {
+    pub fn fixed(&mut self, conn: &Connection, id: usize, sql: &str) -> SResult<&mut Statement> {
         if self.fixed.len() <= id {
             self.fixed.resize_with(id + 1, || None);
         }
@@ -131,7 +131,7 @@ impl StatementCache {
     }
 
     /// The statement of a text built per call.
-    pub fn by_text(&mut self, conn: &Connection, sql: &str) -> SResult<&mut RawStmt> {
+    pub fn by_text(&mut self, conn: &Connection, sql: &str) -> SResult<&mut Statement> {
         let entry = match self.by_text.iter().position(|(text, _)| text == sql) {
             Some(i) => self.by_text.remove(i),
             None => {
@@ -153,8 +153,8 @@ impl StatementCache {
 }
 
 /// One statement of the store's own SQL (a single statement, never empty).
-fn prepare_one(conn: &Connection, sql: &str) -> SResult<RawStmt> {
-    RawStmt::prepare(conn, sql.as_bytes(), true)?
+fn prepare_one(conn: &Connection, sql: &str) -> SResult<Statement> {
+    Statement::prepare(conn, sql.as_bytes(), true)?
         .stmt
         .ok_or_else(|| StoreError::error(format!("empty statement: {sql}")))
 }

@@ -10,7 +10,7 @@ use crate::engine::js::protocol::{RowMode, TxKind};
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::{all_rows, first_row, Read};
 use crate::engine::transaction::{Behavior, Level, Tx};
-use crate::ffi::napi::returned::Made;
+use crate::ffi::napi::returned::Returned;
 
 use super::prepare::{exec_script, prepare_one};
 use super::verbose::{log_stmt, log_text};
@@ -45,7 +45,7 @@ pub fn facade_exec(env: Env, db: u32, source: JsVal) -> Result<()> {
 /// row), or every row as objects; `safe_integers` when the database's statements read
 /// INTEGER values as BigInt (better-sqlite3 runs the pragma as such a statement).
 #[napi]
-pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool, safe_integers: bool) -> Result<Made> {
+pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool, safe_integers: bool) -> Result<Returned> {
     let js = Napi::new(env.raw());
     with_handle(&env, db, |core| {
         let (mut stmt, _) = prepare_one(core, &source, true)?;
@@ -55,12 +55,12 @@ pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool, safe_intege
         let mut layout = None;
         if !simple {
             let read = Read::plain(RowMode::Flat, safe_integers);
-            return Ok(Made(all_rows(js, &core.conn, &mut stmt, &mut layout, read)?));
+            return Ok(Returned(all_rows(js, &core.conn, &mut stmt, &mut layout, read)?));
         }
         let read = Read::plain(RowMode::Pluck, safe_integers);
         match first_row(js, &core.conn, &mut stmt, &mut layout, read)? {
-            Some((value, _)) => Ok(Made(value)),
-            None => Ok(Made(js.undefined()?)),
+            Some((value, _)) => Ok(Returned(value)),
+            None => Ok(Returned(js.undefined()?)),
         }
     })
 }

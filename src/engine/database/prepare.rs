@@ -3,9 +3,10 @@
 
 use crate::engine::connection::Core;
 use crate::engine::js::value::JsVal;
+use crate::engine::statement::Statement;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::Utf8;
-use crate::ffi::sqlite::{self as raw, RawStmt};
+use crate::ffi::sqlite as raw;
 
 use super::verbose::log_stmt;
 use super::{no_iterators_unless_unsafe, statements};
@@ -50,12 +51,12 @@ fn only_comments(rest: &[u8]) -> bool {
 
 /// Prepares one statement like better-sqlite3's `Statement::JS_new`. Returns it and
 /// whether it returns data (a pragma always may).
-pub(super) fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<(RawStmt, bool)> {
+pub(super) fn prepare_one(core: &Core, source: &JsVal, pragma: bool) -> SResult<(Statement, bool)> {
     if pragma {
         no_iterators_unless_unsafe(core)?;
     }
     let sql = sql_bytes(source)?;
-    let prepared = RawStmt::prepare(&core.conn, &sql, !pragma)?;
+    let prepared = Statement::prepare(&core.conn, &sql, !pragma)?;
     let Some(stmt) = prepared.stmt else {
         return Err(StoreError::range_error(
             "The supplied SQL string contains no statements",
@@ -82,7 +83,7 @@ pub(super) fn exec_script(js: Napi, core: &Core, source: &JsVal) -> SResult<()> 
         while rest.first().is_some_and(|&c| is_skipped(c)) {
             rest = &rest[1..];
         }
-        let prepared = RawStmt::prepare(&core.conn, rest, false)?;
+        let prepared = Statement::prepare(&core.conn, rest, false)?;
         let Some(mut stmt) = prepared.stmt else {
             return Ok(());
         };

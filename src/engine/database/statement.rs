@@ -287,7 +287,7 @@ pub fn facade_check(js: Napi, args: &[Raw]) -> Result<Raw> {
 /// when a parameter has no name (the object then binds here, `js::bind`).
 #[napi]
 pub fn facade_parameter_keys(env: Env, db: u32, id: u32) -> Result<Option<Vec<String>>> {
-    with_handle(&env, db, |core| Ok(parameter_keys(&statements(core)?.get(id)?.stmt)))
+    with_handle(&env, db, |core| Ok(parameter_keys(&*statements(core)?.get(id)?.stmt)))
 }
 
 /// One step of an open iterator, logged before its first: true on a row; at the end or

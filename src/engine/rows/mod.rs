@@ -20,6 +20,7 @@ pub use values::{value_js, value_js_wrapped};
 use rusqlite::{ffi, Connection};
 
 use crate::engine::js::protocol::RowMode;
+use crate::engine::statement::Statement;
 use crate::error::SResult;
 use crate::ffi::napi::{Napi, Raw};
 use crate::ffi::sqlite::{self as raw, RawStmt};
@@ -50,7 +51,7 @@ impl Read<'static> {
 pub fn all_rows(
     js: Napi,
     conn: &Connection,
-    stmt: &mut RawStmt,
+    stmt: &mut Statement,
     memo: &mut Option<RowLayout>,
     read: Read<'_>,
 ) -> SResult<Raw> {
@@ -63,7 +64,7 @@ pub fn all_rows(
     Ok(rows)
 }
 
-fn step_all(js: Napi, stmt: &mut RawStmt, memo: &mut Option<RowLayout>, read: Read<'_>) -> SResult<(Raw, i32)> {
+fn step_all(js: Napi, stmt: &mut Statement, memo: &mut Option<RowLayout>, read: Read<'_>) -> SResult<(Raw, i32)> {
     let mut status = stmt.step();
     if status != ffi::SQLITE_ROW {
         return Ok((js.array(0)?, status));
@@ -82,7 +83,7 @@ fn step_all(js: Napi, stmt: &mut RawStmt, memo: &mut Option<RowLayout>, read: Re
 pub fn first_row(
     js: Napi,
     conn: &Connection,
-    stmt: &mut RawStmt,
+    stmt: &mut Statement,
     memo: &mut Option<RowLayout>,
     read: Read<'_>,
 ) -> SResult<Option<(Raw, Option<u32>)>> {

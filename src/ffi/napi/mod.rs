@@ -48,8 +48,10 @@ macro_rules! out {
 mod call;
 pub mod returned;
 mod shared;
-pub use call::{CallValues, JsRef, Scope, ScopeCache};
+mod value;
+pub use call::{JsRef, Scope};
 pub use shared::ResultSlots;
+pub use value::JsVal;
 
 /// Element types of typed arrays, as Node-API numbers them.
 pub type TypedArrayType = sys::napi_typedarray_type;

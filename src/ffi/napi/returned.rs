@@ -8,15 +8,15 @@ use napi::ValueType;
 use crate::ffi::napi::Raw;
 
 #[derive(Clone, Copy)]
-pub struct Made(pub Raw);
+pub struct Returned(pub Raw);
 
-impl ToNapiValue for Made {
+impl ToNapiValue for Returned {
     unsafe fn to_napi_value(_env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
         Ok(val.0)
     }
 }
 
-impl TypeName for Made {
+impl TypeName for Returned {
     fn type_name() -> &'static str {
         "unknown"
     }

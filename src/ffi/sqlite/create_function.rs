@@ -10,7 +10,8 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::{bytes, db, ok_or_last_error};
+use super::statement::bytes;
+use super::{db, ok_or_last_error};
 use crate::error::StoreError;
 
 /// What a callback says when Rust itself failed (a panic): never an abort.
@@ -162,14 +163,17 @@ fn guarded(ctx: *mut ffi::sqlite3_context, body: impl FnOnce(&mut ResultSink)) {
 
 /// The registration's Rust value, from the context of one of its calls.
 ///
-/// SAFETY: `ctx` belongs to a function registered with a `Box<T>` as user data.
+/// # Safety
+/// `ctx` belongs to a call of a function registered with a `Box<T>` as user data.
 unsafe fn user_data<'a, T>(ctx: *mut ffi::sqlite3_context) -> &'a T {
-    &*ffi::sqlite3_user_data(ctx).cast::<T>()
+    // SAFETY: the caller's promise: the user data is that Box, alive while SQLite keeps
+    // the registration, which it does during the call.
+    unsafe { &*ffi::sqlite3_user_data(ctx).cast::<T>() }
 }
 
 unsafe extern "C" fn destroy<T>(p: *mut c_void) {
     // SAFETY: `p` is the Box<T> handed to SQLite at registration; SQLite destroys it once.
-    drop(Box::from_raw(p.cast::<T>()));
+    drop(unsafe { Box::from_raw(p.cast::<T>()) });
 }
 
 unsafe extern "C" fn scalar_call<F: ScalarFunction>(
@@ -178,7 +182,7 @@ unsafe extern "C" fn scalar_call<F: ScalarFunction>(
     argv: *mut *mut ffi::sqlite3_value,
 ) {
     // SAFETY: registered by `create_scalar::<F>`.
-    let f = user_data::<F>(ctx);
+    let f = unsafe { user_data::<F>(ctx) };
     guarded(ctx, |out| f.call(values(argc, argv), out));
 }
 
@@ -214,32 +218,42 @@ pub fn create_scalar<F: ScalarFunction>(
 /// The group's state slot in SQLite's aggregate context (a pointer to a boxed
 /// `Option<State>`, null until first used), or None when SQLite is out of memory.
 ///
-/// SAFETY: `ctx` is a call of an aggregate registered by `create_aggregate::<A>`.
+/// # Safety
+/// `ctx` is a call of an aggregate registered by `create_aggregate::<A>` with
+/// `A::State = S`.
 unsafe fn state_slot<'a, S>(ctx: *mut ffi::sqlite3_context) -> Option<&'a mut *mut Option<S>> {
     let size = c_int::try_from(size_of::<*mut Option<S>>()).ok()?;
     // The context memory is zeroed on first allocation: a null pointer.
-    let p = ffi::sqlite3_aggregate_context(ctx, size).cast::<*mut Option<S>>();
+    // SAFETY: `ctx` is an aggregate call's context (the caller's promise).
+    let p = unsafe { ffi::sqlite3_aggregate_context(ctx, size) }.cast::<*mut Option<S>>();
     if p.is_null() {
         return None;
     }
-    let slot = &mut *p;
+    // SAFETY: SQLite's context memory for this group, of the size asked, aligned for a
+    // pointer, used by no one else.
+    let slot = unsafe { &mut *p };
     if slot.is_null() {
         *slot = Box::into_raw(Box::new(None));
     }
     Some(slot)
 }
 
+/// # Safety
+/// `ctx` is a call of an aggregate registered by `create_aggregate::<A>`, `argv` its
+/// `argc` arguments.
 unsafe fn aggregate_step<A: AggregateFunction>(
     ctx: *mut ffi::sqlite3_context,
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
     inverse: bool,
 ) {
-    // SAFETY: registered by `create_aggregate::<A>`.
-    let f = user_data::<A>(ctx);
-    guarded(ctx, |out| match state_slot::<A::State>(ctx) {
+    // SAFETY: the caller's promise.
+    let f = unsafe { user_data::<A>(ctx) };
+    // SAFETY: as above.
+    let slot = unsafe { state_slot::<A::State>(ctx) };
+    guarded(ctx, |out| match slot {
         // SAFETY: the slot holds a live Box made by `state_slot`.
-        Some(slot) => f.step(&mut **slot, values(argc, argv), inverse, out),
+        Some(slot) => f.step(unsafe { &mut **slot }, values(argc, argv), inverse, out),
         None => out.fail_nomem(),
     });
 }
@@ -249,7 +263,8 @@ unsafe extern "C" fn aggregate_xstep<A: AggregateFunction>(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
-    aggregate_step::<A>(ctx, argc, argv, false);
+    // SAFETY: SQLite calls this for the aggregate `create_aggregate::<A>` registered.
+    unsafe { aggregate_step::<A>(ctx, argc, argv, false) };
 }
 
 unsafe extern "C" fn aggregate_xinverse<A: AggregateFunction>(
@@ -257,30 +272,36 @@ unsafe extern "C" fn aggregate_xinverse<A: AggregateFunction>(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) {
-    aggregate_step::<A>(ctx, argc, argv, true);
+    // SAFETY: as above.
+    unsafe { aggregate_step::<A>(ctx, argc, argv, true) };
 }
 
+/// # Safety
+/// `ctx` is a call of an aggregate registered by `create_aggregate::<A>`.
 unsafe fn aggregate_value<A: AggregateFunction>(ctx: *mut ffi::sqlite3_context, is_final: bool) {
-    // SAFETY: registered by `create_aggregate::<A>`.
-    let f = user_data::<A>(ctx);
-    let slot = state_slot::<A::State>(ctx).map(|slot| slot as *mut *mut Option<A::State>);
+    // SAFETY: the caller's promise.
+    let f = unsafe { user_data::<A>(ctx) };
+    // SAFETY: as above.
+    let slot = unsafe { state_slot::<A::State>(ctx) }.map(|slot| slot as *mut *mut Option<A::State>);
     guarded(ctx, |out| match slot {
         // SAFETY: the slot holds a live Box made by `state_slot`.
-        Some(slot) => f.value(&mut **slot, is_final, out),
+        Some(slot) => f.value(unsafe { &mut **slot }, is_final, out),
         None => out.fail_nomem(),
     });
     if let (Some(slot), true) = (slot, is_final) {
         // SAFETY: the final call of the group: the Box is freed once and the slot cleared.
-        drop(Box::from_raw(std::mem::replace(&mut *slot, std::ptr::null_mut())));
+        drop(unsafe { Box::from_raw(std::mem::replace(&mut *slot, std::ptr::null_mut())) });
     }
 }
 
 unsafe extern "C" fn aggregate_xvalue<A: AggregateFunction>(ctx: *mut ffi::sqlite3_context) {
-    aggregate_value::<A>(ctx, false);
+    // SAFETY: SQLite calls this for the aggregate `create_aggregate::<A>` registered.
+    unsafe { aggregate_value::<A>(ctx, false) };
 }
 
 unsafe extern "C" fn aggregate_xfinal<A: AggregateFunction>(ctx: *mut ffi::sqlite3_context) {
-    aggregate_value::<A>(ctx, true);
+    // SAFETY: as above.
+    unsafe { aggregate_value::<A>(ctx, true) };
 }
 
 /// `sqlite3_create_window_function`: an aggregate, usable as a window function when

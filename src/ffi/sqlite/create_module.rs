@@ -52,7 +52,7 @@ struct ModuleBox<M> {
 struct TableBox<T> {
     base: ffi::sqlite3_vtab,
     table: T,
-    /// Made by xCreate rather than xConnect. Never read: writing it keeps the two
+    /// Returned by xCreate rather than xConnect. Never read: writing it keeps the two
     /// functions distinct, which SQLite requires of a module that is not eponymous
     /// (identical functions may be merged into one address by the optimizer).
     #[allow(dead_code)]
@@ -87,10 +87,14 @@ fn guarded(body: impl FnOnce() -> c_int, on_panic: impl FnOnce(*mut c_char)) -> 
 
 /// Stores `message` as a table's error text, freeing the previous one.
 ///
-/// SAFETY: `vtab` is a live table of this module.
+/// # Safety
+/// `vtab` is a live table of this module.
 unsafe fn set_table_error(vtab: *mut ffi::sqlite3_vtab, message: *mut c_char) {
-    ffi::sqlite3_free((*vtab).zErrMsg.cast());
-    (*vtab).zErrMsg = message;
+    // SAFETY: the caller's promise; the previous text is NULL or SQLite's allocation.
+    unsafe {
+        ffi::sqlite3_free((*vtab).zErrMsg.cast());
+        (*vtab).zErrMsg = message;
+    }
 }
 
 fn status(result: Result<(), ()>) -> c_int {
@@ -109,7 +113,8 @@ unsafe extern "C" fn x_create<M: TableModule>(
     out: *mut *mut ffi::sqlite3_vtab,
     err: *mut *mut c_char,
 ) -> c_int {
-    connect::<M>(conn, aux, argc, argv, out, err, true)
+    // SAFETY: SQLite's xCreate arguments for this module, passed on as they are.
+    unsafe { connect::<M>(conn, aux, argc, argv, out, err, true) }
 }
 
 unsafe extern "C" fn x_connect<M: TableModule>(
@@ -120,10 +125,14 @@ unsafe extern "C" fn x_connect<M: TableModule>(
     out: *mut *mut ffi::sqlite3_vtab,
     err: *mut *mut c_char,
 ) -> c_int {
-    connect::<M>(conn, aux, argc, argv, out, err, false)
+    // SAFETY: SQLite's xConnect arguments for this module, passed on as they are.
+    unsafe { connect::<M>(conn, aux, argc, argv, out, err, false) }
 }
 
 /// xCreate and xConnect: the module's table for one `CREATE VIRTUAL TABLE` (or use).
+///
+/// # Safety
+/// The arguments are SQLite's for an xCreate or xConnect of this module.
 #[allow(clippy::too_many_arguments)]
 unsafe fn connect<M: TableModule>(
     conn: *mut ffi::sqlite3,
@@ -135,10 +144,10 @@ unsafe fn connect<M: TableModule>(
     created: bool,
 ) -> c_int {
     // SAFETY: `aux` is the ModuleBox<M> registered with this module.
-    let module = &*aux.cast::<ModuleBox<M>>();
+    let module = unsafe { &*aux.cast::<ModuleBox<M>>() };
     let args: Vec<&[u8]> = (0..usize::try_from(argc).unwrap_or(0))
         // SAFETY: SQLite passes `argc` NUL-terminated strings.
-        .map(|i| CStr::from_ptr(*argv.add(i)).to_bytes())
+        .map(|i| unsafe { CStr::from_ptr(*argv.add(i)) }.to_bytes())
         .collect();
     let table_name = args.get(2).copied().unwrap_or_default().to_vec();
     let body = || -> c_int {
@@ -146,20 +155,26 @@ unsafe fn connect<M: TableModule>(
             Ok(decl) => decl,
             Err(message) => {
                 if let Some(message) = message {
-                    *err = sqlite_message(message.as_bytes());
+                    // SAFETY: SQLite's out-pointer for this call's error text.
+                    unsafe { *err = sqlite_message(message.as_bytes()) };
                 }
                 return ffi::SQLITE_ERROR;
             }
         };
         let sql = c_name(&decl.sql);
-        if ffi::sqlite3_declare_vtab(conn, sql.as_ptr()) != ffi::SQLITE_OK {
+        // SAFETY: `conn` is the connection of this xConnect; `sql` is NUL-terminated.
+        if unsafe { ffi::sqlite3_declare_vtab(conn, sql.as_ptr()) } != ffi::SQLITE_OK {
             let text = [b"failed to declare virtual table \"", &table_name[..], b"\""].concat();
-            *err = sqlite_message(&text);
+            // SAFETY: SQLite's out-pointer for this call's error text.
+            unsafe { *err = sqlite_message(&text) };
             return ffi::SQLITE_ERROR;
         }
-        if decl.direct_only && ffi::sqlite3_vtab_config(conn, ffi::SQLITE_VTAB_DIRECTONLY) != ffi::SQLITE_OK {
+        // SAFETY: as above; a configuration SQLite allows inside xConnect.
+        if decl.direct_only && unsafe { ffi::sqlite3_vtab_config(conn, ffi::SQLITE_VTAB_DIRECTONLY) } != ffi::SQLITE_OK
+        {
             let text = [b"failed to configure virtual table \"", &table_name[..], b"\""].concat();
-            *err = sqlite_message(&text);
+            // SAFETY: as above.
+            unsafe { *err = sqlite_message(&text) };
             return ffi::SQLITE_ERROR;
         }
         let table = Box::new(TableBox {
@@ -171,17 +186,19 @@ unsafe fn connect<M: TableModule>(
             table: decl.table,
             created,
         });
-        *out = Box::into_raw(table).cast();
+        // SAFETY: SQLite's out-pointer for the new table, which it owns from here.
+        unsafe { *out = Box::into_raw(table).cast() };
         ffi::SQLITE_OK
     };
-    // SAFETY (the panic path): `err` is SQLite's out-pointer for this call.
-    guarded(body, |message| *err = message)
+    // SAFETY: on the panic path, `err` is still SQLite's out-pointer for this call.
+    guarded(body, |message| unsafe { *err = message })
 }
 
 unsafe extern "C" fn x_disconnect<M: TableModule>(vtab: *mut ffi::sqlite3_vtab) -> c_int {
     // SAFETY: made by x_connect as a TableBox; SQLite disconnects it once.
-    let table = Box::from_raw(vtab.cast::<TableBox<M::Table>>());
-    ffi::sqlite3_free(table.base.zErrMsg.cast());
+    let table = unsafe { Box::from_raw(vtab.cast::<TableBox<M::Table>>()) };
+    // SAFETY: NULL or an error text SQLite allocated.
+    unsafe { ffi::sqlite3_free(table.base.zErrMsg.cast()) };
     drop(table);
     ffi::SQLITE_OK
 }
@@ -192,14 +209,14 @@ unsafe extern "C" fn x_best_index<M: TableModule>(
 ) -> c_int {
     // SAFETY: a table of this module; `info` is SQLite's planning record for this call,
     // with `nConstraint` entries in both arrays.
-    let table = &(*vtab.cast::<TableBox<M::Table>>()).table;
-    let info = &mut *info;
+    let (table, info) = unsafe { (&(*vtab.cast::<TableBox<M::Table>>()).table, &mut *info) };
     let names = table.parameter_names();
     let count = usize::try_from(info.nConstraint).unwrap_or(0);
     let constraints = if count == 0 {
         &[][..]
     } else {
-        std::slice::from_raw_parts(info.aConstraint, count)
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(info.aConstraint, count) }
     };
     // (parameter, constraint index) of every usable `=` on a parameter.
     let mut forwarded: Vec<(usize, usize)> = Vec::new();
@@ -219,7 +236,8 @@ unsafe extern "C" fn x_best_index<M: TableModule>(
                 b"\" can only be constrained by the '=' operator",
             ]
             .concat();
-            set_table_error(vtab, sqlite_message(&text));
+            // SAFETY: a table of this module.
+            unsafe { set_table_error(vtab, sqlite_message(&text)) };
             return ffi::SQLITE_ERROR;
         }
         // A plan that ignores an argument would show the scan `undefined` for it.
@@ -232,7 +250,8 @@ unsafe extern "C" fn x_best_index<M: TableModule>(
     let usage = if count == 0 {
         &mut [][..]
     } else {
-        std::slice::from_raw_parts_mut(info.aConstraintUsage, count)
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts_mut(info.aConstraintUsage, count) }
     };
     let mut argument_count: c_int = 0;
     for (parameter, i) in forwarded {
@@ -256,29 +275,30 @@ unsafe extern "C" fn x_open<M: TableModule>(
     out: *mut *mut ffi::sqlite3_vtab_cursor,
 ) -> c_int {
     // SAFETY: a table of this module.
-    let table = &(*vtab.cast::<TableBox<M::Table>>()).table;
+    let table = unsafe { &(*vtab.cast::<TableBox<M::Table>>()).table };
     let body = || {
         let cursor = Box::new(CursorBox {
             base: ffi::sqlite3_vtab_cursor { pVtab: vtab },
             cursor: table.open(),
         });
-        *out = Box::into_raw(cursor).cast();
+        // SAFETY: SQLite's out-pointer for the new cursor, which it owns from here.
+        unsafe { *out = Box::into_raw(cursor).cast() };
         ffi::SQLITE_OK
     };
-    guarded(body, |message| set_table_error(vtab, message))
+    // SAFETY: a table of this module.
+    guarded(body, |message| unsafe { set_table_error(vtab, message) })
 }
 
 unsafe extern "C" fn x_close<M: TableModule>(cursor: *mut ffi::sqlite3_vtab_cursor) -> c_int {
     // SAFETY: made by x_open; SQLite closes it once.
-    drop(Box::from_raw(
-        cursor.cast::<CursorBox<<M::Table as VirtualTable>::Cursor>>(),
-    ));
+    drop(unsafe { Box::from_raw(cursor.cast::<CursorBox<<M::Table as VirtualTable>::Cursor>>()) });
     ffi::SQLITE_OK
 }
 
 /// The cursor and its table.
 ///
-/// SAFETY: `cursor` was opened by `x_open::<M>` and is still open.
+/// # Safety
+/// `cursor` was opened by `x_open::<M>` and is still open.
 unsafe fn parts<'a, M: TableModule>(
     cursor: *mut ffi::sqlite3_vtab_cursor,
 ) -> (
@@ -286,10 +306,13 @@ unsafe fn parts<'a, M: TableModule>(
     &'a mut <M::Table as VirtualTable>::Cursor,
     *mut ffi::sqlite3_vtab,
 ) {
-    let vtab = (*cursor).pVtab;
-    let table = &(*vtab.cast::<TableBox<M::Table>>()).table;
-    let cursor = &mut (*cursor.cast::<CursorBox<<M::Table as VirtualTable>::Cursor>>()).cursor;
-    (table, cursor, vtab)
+    // SAFETY: the caller's promise: the cursor and its table are this module's, alive.
+    unsafe {
+        let vtab = (*cursor).pVtab;
+        let table = &(*vtab.cast::<TableBox<M::Table>>()).table;
+        let cursor = &mut (*cursor.cast::<CursorBox<<M::Table as VirtualTable>::Cursor>>()).cursor;
+        (table, cursor, vtab)
+    }
 }
 
 unsafe extern "C" fn x_filter<M: TableModule>(
@@ -299,7 +322,8 @@ unsafe extern "C" fn x_filter<M: TableModule>(
     argc: c_int,
     argv: *mut *mut ffi::sqlite3_value,
 ) -> c_int {
-    let (table, cursor, vtab) = parts::<M>(cursor);
+    // SAFETY: SQLite calls this with a cursor `x_open::<M>` opened.
+    let (table, cursor, vtab) = unsafe { parts::<M>(cursor) };
     let given = super::create_function::values(argc, argv);
     let mut next = given.iter();
     let args: Vec<Option<SqlValue>> = (0..table.parameter_names().len())
@@ -313,17 +337,24 @@ unsafe extern "C" fn x_filter<M: TableModule>(
         .collect();
     guarded(
         || status(table.filter(cursor, &args)),
-        |message| set_table_error(vtab, message),
+        // SAFETY: the cursor's table, a table of this module.
+        |message| unsafe { set_table_error(vtab, message) },
     )
 }
 
 unsafe extern "C" fn x_next<M: TableModule>(cursor: *mut ffi::sqlite3_vtab_cursor) -> c_int {
-    let (table, cursor, vtab) = parts::<M>(cursor);
-    guarded(|| status(table.next(cursor)), |message| set_table_error(vtab, message))
+    // SAFETY: SQLite calls this with a cursor `x_open::<M>` opened.
+    let (table, cursor, vtab) = unsafe { parts::<M>(cursor) };
+    // SAFETY: the cursor's table, a table of this module.
+    guarded(
+        || status(table.next(cursor)),
+        |message| unsafe { set_table_error(vtab, message) },
+    )
 }
 
 unsafe extern "C" fn x_eof<M: TableModule>(cursor: *mut ffi::sqlite3_vtab_cursor) -> c_int {
-    let (table, cursor, _) = parts::<M>(cursor);
+    // SAFETY: SQLite calls this with a cursor `x_open::<M>` opened.
+    let (table, cursor, _) = unsafe { parts::<M>(cursor) };
     // A panic here ends the scan (xEof has no error status).
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c_int::from(table.eof(cursor)))).unwrap_or(1)
 }
@@ -333,12 +364,14 @@ unsafe extern "C" fn x_column<M: TableModule>(
     ctx: *mut ffi::sqlite3_context,
     column: c_int,
 ) -> c_int {
-    let (table, cursor, vtab) = parts::<M>(cursor);
+    // SAFETY: SQLite calls this with a cursor `x_open::<M>` opened.
+    let (table, cursor, vtab) = unsafe { parts::<M>(cursor) };
     let mut out = ResultSink::new(ctx);
     let column = usize::try_from(column).unwrap_or(0);
     guarded(
         || status(table.column(cursor, column, &mut out)),
-        |message| set_table_error(vtab, message),
+        // SAFETY: the cursor's table, a table of this module.
+        |message| unsafe { set_table_error(vtab, message) },
     )
 }
 
@@ -346,19 +379,23 @@ unsafe extern "C" fn x_rowid<M: TableModule>(
     cursor: *mut ffi::sqlite3_vtab_cursor,
     out: *mut ffi::sqlite3_int64,
 ) -> c_int {
-    let (table, cursor, vtab) = parts::<M>(cursor);
+    // SAFETY: SQLite calls this with a cursor `x_open::<M>` opened.
+    let (table, cursor, vtab) = unsafe { parts::<M>(cursor) };
     guarded(
         || {
-            *out = table.rowid(cursor);
+            let rowid = table.rowid(cursor);
+            // SAFETY: SQLite's out-pointer for the rowid.
+            unsafe { *out = rowid };
             ffi::SQLITE_OK
         },
-        |message| set_table_error(vtab, message),
+        // SAFETY: the cursor's table, a table of this module.
+        |message| unsafe { set_table_error(vtab, message) },
     )
 }
 
 unsafe extern "C" fn destroy_module<M>(p: *mut c_void) {
     // SAFETY: the ModuleBox<M> handed to SQLite at registration; destroyed once.
-    drop(Box::from_raw(p.cast::<ModuleBox<M>>()));
+    drop(unsafe { Box::from_raw(p.cast::<ModuleBox<M>>()) });
 }
 
 /// `sqlite3_create_module_v2`: registers (or replaces) module `name`. An eponymous module
