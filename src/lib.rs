@@ -41,7 +41,7 @@ use js::napi::{Napi, Variadic};
 
 /// The statement calls that take their arguments as passed (`js::napi::Variadic`), and
 /// the slots they leave numbers in, by the names `lib/native.cjs` exports them under.
-const VARIADIC: [(&CStr, Variadic); 9] = [
+const VARIADIC: [(&CStr, Variadic); 11] = [
     (c"storeRun", store::store_run),
     (c"storeGet", store::store_get),
     (c"storeAll", store::store_all),
