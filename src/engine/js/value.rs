@@ -35,7 +35,7 @@ impl JsVal {
         // Fast path: napi's UTF-8 read is exact unless it had to replace a lone
         // surrogate with U+FFFD; only then re-read as UTF-16 and encode each unit.
         let utf8 = self.napi.utf8(self.raw)?;
-        if !utf8.windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) {
+        if memchr::memmem::find(&utf8, "\u{FFFD}".as_bytes()).is_none() {
             return Ok(utf8);
         }
         Ok(Utf8::from_vec(wtf8_from_utf16(&self.utf16()?)))

@@ -16,6 +16,9 @@ pub type Raw = sys::napi_value;
 /// names) then need no allocation.
 pub type Utf8 = smallvec::SmallVec<[u8; 64]>;
 
+/// The most bytes [`Napi::utf8`] sets aside for a string without asking its exact length.
+const UTF8_ROOM_MAX: usize = 1 << 20;
+
 /// A native function that takes its call's arguments as they were passed: no array is
 /// built in JS and read back element by element, and none of napi-rs's per-argument
 /// conversions run (the hot statement calls: `js::args`).
@@ -151,15 +154,28 @@ impl Napi {
         if written + 4 < buf.capacity() {
             return Ok(buf);
         }
-        let len = out!(0usize, |n| sys::napi_get_value_string_utf8(
+        // Room for the most bytes the string can take (three per UTF-16 unit, a length V8
+        // knows without reading the string) saves asking for its UTF-8 length, which reads
+        // it whole; past UTF8_ROOM_MAX the exact length is asked instead.
+        let units = out!(0usize, |n| sys::napi_get_value_string_utf16(
             self.0,
             v,
             std::ptr::null_mut(),
             0,
             &mut n
         ))?;
+        let room = match units.checked_mul(3) {
+            Some(room) if room <= UTF8_ROOM_MAX => room,
+            _ => out!(0usize, |n| sys::napi_get_value_string_utf8(
+                self.0,
+                v,
+                std::ptr::null_mut(),
+                0,
+                &mut n
+            ))?,
+        };
         buf.clear();
-        buf.reserve_exact(len + 1);
+        buf.reserve_exact(room + 1);
         self.utf8_into(v, &mut buf)?;
         Ok(buf)
     }
