@@ -554,9 +554,4 @@ for (const key of ['prepare', 'transaction', 'pragma', 'backup', 'serialize', 'f
 const DatabaseInspection = function Database() {};
 Database.SqliteError = SqliteError;
 
-/** The native connection handle behind a Database (for the benchmarks' floor). */
-function connectionHandle(db) {
-  return db[kNative].handle;
-}
-
-module.exports = { Database, createDbFacade, connectionHandle };
+module.exports = { Database, createDbFacade };
