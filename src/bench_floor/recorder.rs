@@ -1,13 +1,14 @@
 //! The benchmarks' floor: what a store call costs in SQLite alone. While recording (a
 //! benchmark turns it on around a series of calls), every statement execution on this
 //! thread is kept: its SQL text, the values bound to it and how many times it was
-//! stepped; transaction control statements too. [`replay`] then runs the same
+//! stepped (transaction control statements are statements too). [`replay`] then runs the same
 //! executions with the same values on another connection from Rust, reading every
 //! column of every row, with no JavaScript and no Node-API in between. The difference
 //! between a call's time and its floor is the cost of crossing into native code and
 //! building the result. Off (the normal case), each bind and step checks one flag.
 
 use std::cell::{Cell, RefCell};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -131,33 +132,22 @@ fn on_step(stmt: usize, fresh: bool, sql: impl FnOnce() -> String) {
     });
 }
 
-/// A transaction control statement (BEGIN, COMMIT, SAVEPOINT …) ran.
-pub(crate) fn on_control(sql: &str) {
-    if recording() {
-        RECORDER.with(|r| {
-            r.borrow_mut().steps.push(Step {
-                sql: sql.to_string(),
-                values: Vec::new(),
-                steps: 1,
-            })
-        });
-    }
-}
-
 /// Runs the last recording on `conn` and returns the time it took.
 pub fn replay_last(conn: &Connection) -> SResult<Duration> {
     let steps = LAST.with(|last| last.borrow().clone());
     replay(conn, &steps)
 }
 
-/// Runs `steps` on `conn`: each statement prepared once (kept in rusqlite's cache), its
-/// values bound, stepped as often as it was, every column of every row read.
+/// Runs `steps` on `conn`: each statement prepared once (kept for the replay), its values
+/// bound, stepped as often as it was, every column of every row read.
 pub fn replay(conn: &Connection, steps: &[Step]) -> SResult<Duration> {
-    let distinct: std::collections::HashSet<&str> = steps.iter().map(|s| s.sql.as_str()).collect();
-    conn.set_prepared_statement_cache_capacity(distinct.len().max(16));
+    let mut prepared: HashMap<&str, rusqlite::Statement<'_>> = HashMap::new();
     let started = Instant::now();
     for step in steps {
-        let mut stmt = conn.prepare_cached(&step.sql)?;
+        let stmt = match prepared.entry(step.sql.as_str()) {
+            Entry::Occupied(kept) => kept.into_mut(),
+            Entry::Vacant(new) => new.insert(conn.prepare(&step.sql)?),
+        };
         for (index, value) in &step.values {
             stmt.raw_bind_parameter(*index, value)?;
         }
@@ -204,14 +194,14 @@ mod tests {
 
     #[test]
     fn records_only_while_on() {
-        on_control("BEGIN");
+        on_step(3, true, || "BEGIN".into());
         start();
         on_bind(7, 1, ValueRef::Integer(5));
         on_step(7, true, || "SELECT ?".into());
         on_step(7, false, || unreachable!());
-        on_control("COMMIT");
+        on_step(3, true, || "COMMIT".into());
         assert_eq!(stop(), 2);
-        on_control("BEGIN");
+        on_step(3, true, || "BEGIN".into());
         let last = LAST.with(|l| l.borrow().clone());
         assert_eq!(last[0].sql, "SELECT ?");
         assert_eq!(last[0].steps, 2);

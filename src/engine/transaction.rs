@@ -6,8 +6,7 @@
 //! so every exit path (an error returned with `?`, a panic unwinding through the
 //! method) undoes its own writes and nothing else.
 
-use rusqlite::Connection;
-
+use crate::engine::connection::Core;
 use crate::error::SResult;
 
 /// When the write lock is taken (SQLite's transaction behaviours).
@@ -43,21 +42,21 @@ pub enum Level {
 /// An open transaction or savepoint; rolled back on drop unless committed.
 #[must_use = "a transaction guard rolls back when dropped"]
 pub struct Tx<'c> {
-    conn: &'c Connection,
+    core: &'c Core,
     level: Level,
     open: bool,
 }
 
 impl<'c> Tx<'c> {
     /// Opens a transaction of `behavior`, or a savepoint when one is already open.
-    pub fn begin(conn: &'c Connection, behavior: Behavior) -> SResult<Self> {
-        let level = if conn.is_autocommit() {
+    pub fn begin(core: &'c Core, behavior: Behavior) -> SResult<Self> {
+        let level = if core.conn.is_autocommit() {
             Level::Outer
         } else {
             Level::Savepoint
         };
         control(
-            conn,
+            core,
             if level == Level::Outer {
                 behavior.begin_sql()
             } else {
@@ -65,7 +64,7 @@ impl<'c> Tx<'c> {
             },
         )?;
         Ok(Tx {
-            conn,
+            core,
             level,
             open: true,
         })
@@ -73,9 +72,9 @@ impl<'c> Tx<'c> {
 
     /// Takes back a transaction that [`Tx::detach`] handed to JS (`db.transaction(fn)`
     /// opens in one native call and ends in another, with the caller's function between).
-    pub fn resume(conn: &'c Connection, level: Level) -> Self {
+    pub fn resume(core: &'c Core, level: Level) -> Self {
         Tx {
-            conn,
+            core,
             level,
             open: true,
         }
@@ -95,7 +94,7 @@ impl<'c> Tx<'c> {
     /// Commits (or releases the savepoint). On failure everything is rolled back.
     pub fn commit(mut self) -> SResult<()> {
         let sql = if self.level == Level::Outer { "COMMIT" } else { RELEASE };
-        control(self.conn, sql)?;
+        control(self.core, sql)?;
         self.open = false;
         Ok(())
     }
@@ -105,13 +104,13 @@ impl<'c> Tx<'c> {
     pub fn commit_or_detach(mut self) -> SResult<()> {
         self.open = false;
         let sql = if self.level == Level::Outer { "COMMIT" } else { RELEASE };
-        control(self.conn, sql)
+        control(self.core, sql)
     }
 
     /// Rolls back explicitly, reporting a failure (dropping the guard ignores it).
     pub fn rollback(mut self) -> SResult<()> {
         self.open = false;
-        undo(self.conn, self.level)
+        undo(self.core, self.level)
     }
 }
 
@@ -120,40 +119,33 @@ impl Drop for Tx<'_> {
         if self.open {
             // A failure here means SQLite already rolled back (e.g. after SQLITE_FULL
             // or an interrupted write); there is nothing left to undo.
-            let _ = undo(self.conn, self.level);
+            let _ = undo(self.core, self.level);
         }
     }
 }
 
-fn undo(conn: &Connection, level: Level) -> SResult<()> {
+fn undo(core: &Core, level: Level) -> SResult<()> {
     match level {
         Level::Savepoint => {
-            control(conn, ROLLBACK_TO)?;
-            control(conn, RELEASE)
+            control(core, ROLLBACK_TO)?;
+            control(core, RELEASE)
         }
-        Level::Outer if !conn.is_autocommit() => control(conn, "ROLLBACK"),
+        Level::Outer if !core.conn.is_autocommit() => control(core, "ROLLBACK"),
         Level::Outer => Ok(()),
     }
 }
 
-/// Transaction-control statements stay prepared: parsing them costs more than running.
-fn control(conn: &Connection, sql: &str) -> SResult<()> {
-    #[cfg(feature = "bench-floor")]
-    crate::bench_floor::recorder::on_control(sql);
-    let mut stmt = conn.prepare_cached(sql)?;
-    if crate::engine::checkpointer::is_begin(sql.as_bytes()) {
-        // It may take the write lock: not while the checkpointer restarts the WAL.
-        crate::engine::checkpointer::gated(conn, || stmt.raw_execute())?;
-    } else {
-        stmt.raw_execute()?;
-    }
-    Ok(())
+/// Runs a transaction-control statement: kept prepared (parsing them costs more than
+/// running them) and stepped as every statement is (a `BEGIN` passes the checkpointer's
+/// gate, as it may take the write lock).
+fn control(core: &Core, sql: &'static str) -> SResult<()> {
+    core.statements.control(&core.conn, sql)
 }
 
 /// Runs `f` in a transaction of `behavior` (a savepoint when nested): committed when `f`
 /// returns Ok, rolled back on Err or panic.
-pub fn in_transaction<T>(conn: &Connection, behavior: Behavior, f: impl FnOnce() -> SResult<T>) -> SResult<T> {
-    let tx = Tx::begin(conn, behavior)?;
+pub fn in_transaction<T>(core: &Core, behavior: Behavior, f: impl FnOnce() -> SResult<T>) -> SResult<T> {
+    let tx = Tx::begin(core, behavior)?;
     let value = f()?;
     tx.commit()?;
     Ok(value)
@@ -161,40 +153,44 @@ pub fn in_transaction<T>(conn: &Connection, behavior: Behavior, f: impl FnOnce()
 
 #[cfg(test)]
 mod tests {
+    use rusqlite::Connection;
+
     use super::*;
 
     fn count(conn: &Connection) -> i64 {
         conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).unwrap()
     }
 
-    fn db() -> Connection {
+    fn db() -> Core {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE t(x)").unwrap();
-        conn
+        Core::new(conn, true, false)
     }
 
     #[test]
     fn dropped_guard_rolls_back_and_commit_keeps() {
-        let conn = db();
+        let core = db();
+        let conn = &core.conn;
         {
-            let _tx = Tx::begin(&conn, Behavior::Immediate).unwrap();
+            let _tx = Tx::begin(&core, Behavior::Immediate).unwrap();
             conn.execute("INSERT INTO t VALUES (1)", []).unwrap();
         }
-        assert_eq!(count(&conn), 0);
+        assert_eq!(count(conn), 0);
         assert!(conn.is_autocommit());
-        let tx = Tx::begin(&conn, Behavior::Deferred).unwrap();
+        let tx = Tx::begin(&core, Behavior::Deferred).unwrap();
         conn.execute("INSERT INTO t VALUES (1)", []).unwrap();
         tx.commit().unwrap();
-        assert_eq!(count(&conn), 1);
+        assert_eq!(count(conn), 1);
     }
 
     #[test]
     fn nested_guard_undoes_only_its_savepoint_even_on_panic() {
-        let conn = db();
-        let outer = Tx::begin(&conn, Behavior::Immediate).unwrap();
+        let core = db();
+        let conn = &core.conn;
+        let outer = Tx::begin(&core, Behavior::Immediate).unwrap();
         conn.execute("INSERT INTO t VALUES (1)", []).unwrap();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let inner = Tx::begin(&conn, Behavior::Immediate).unwrap();
+            let inner = Tx::begin(&core, Behavior::Immediate).unwrap();
             assert_eq!(inner.level(), Level::Savepoint);
             conn.execute("INSERT INTO t VALUES (2)", []).unwrap();
             panic!("injected");
@@ -203,7 +199,7 @@ mod tests {
         assert!(!conn.is_autocommit(), "the outer transaction stays open");
         outer.commit().unwrap();
         assert_eq!(
-            count(&conn),
+            count(conn),
             1,
             "the panicking savepoint's row is gone, the outer one kept"
         );
@@ -211,22 +207,24 @@ mod tests {
 
     #[test]
     fn error_in_closure_rolls_back() {
-        let conn = db();
-        let r: SResult<()> = in_transaction(&conn, Behavior::Immediate, || {
+        let core = db();
+        let conn = &core.conn;
+        let r: SResult<()> = in_transaction(&core, Behavior::Immediate, || {
             conn.execute("INSERT INTO t VALUES (1)", [])?;
             Err(crate::error::StoreError::error("no"))
         });
         assert!(r.is_err());
-        assert_eq!(count(&conn), 0);
+        assert_eq!(count(conn), 0);
     }
 
     #[test]
     fn detached_transaction_resumes() {
-        let conn = db();
-        let level = Tx::begin(&conn, Behavior::Exclusive).unwrap().detach();
+        let core = db();
+        let conn = &core.conn;
+        let level = Tx::begin(&core, Behavior::Exclusive).unwrap().detach();
         conn.execute("INSERT INTO t VALUES (1)", []).unwrap();
-        Tx::resume(&conn, level).rollback().unwrap();
-        assert_eq!(count(&conn), 0);
+        Tx::resume(&core, level).rollback().unwrap();
+        assert_eq!(count(conn), 0);
         assert!(conn.is_autocommit());
     }
 }

@@ -20,6 +20,7 @@ mod query;
 mod reflexion;
 mod roles;
 pub mod schema;
+mod state;
 mod statements;
 mod stats;
 mod stmt;

@@ -19,8 +19,9 @@ pub fn query(
     bind: impl FnOnce(&RawStmt) -> SResult<BoundValues>,
     rows: &RowShape,
 ) -> SResult<Raw> {
-    let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
-    let stmt = cache.by_text(&core.conn, sql)?;
+    let mut kept = core.statements.kept.try_borrow_mut().map_err(|_| busy())?;
+    let kept = kept.by_text(&core.conn, sql)?;
+    let stmt = &mut kept.stmt;
     let values = bind(stmt)?;
     bind_raw(stmt, &values)?;
     let read = Read {
@@ -28,7 +29,7 @@ pub fn query(
         mode: RowMode::Flat,
         safe_integers: false,
     };
-    let output = all_rows(js, &core.conn, stmt, &mut None, read);
+    let output = all_rows(js, &core.conn, stmt, &mut kept.layout, read);
     stmt.clear_bindings();
     output
 }

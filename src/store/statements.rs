@@ -12,12 +12,11 @@ use napi_derive::napi;
 use super::query::busy;
 use super::scale;
 use super::stmt::{Effect, Stmt};
-use crate::engine::bind::{
-    args_into, bind_args, bind_raw, bound_from_js, Args, BoundValues, Collect, TOO_FEW, TOO_MANY,
-};
+use crate::engine::bind::{args_into, bind_args, bind_raw, Args, BoundValues, Collect, TOO_FEW, TOO_MANY};
 use crate::engine::connection::{with_handle, Core};
 use crate::engine::js::protocol::RowMode;
 use crate::engine::js::result_slots as slots;
+use crate::engine::js::sql_value::bound_from_js;
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::{all_rows, first_row, Read, RowLayout};
 use crate::engine::statement::Statement;
@@ -44,16 +43,17 @@ fn all() -> &'static [Stmt] {
     })
 }
 
-/// Slots in the connection's statement cache: `2 * id` for `sql`, `2 * id + 1` for `large_sql`.
+/// The numbers the store keeps its statements under in the connection's statement cache:
+/// `2 * id` for `sql`, `2 * id + 1` for `large_sql`.
 fn slot(id: usize, large: bool) -> usize {
     2 * id + usize::from(large)
 }
 
 /// Prepares the statements `version`'s original prepared at open, in its order.
 pub fn prepare_at_open(core: &Core, version: SchemaVersion) -> SResult<()> {
-    let mut cache = core.cache.borrow_mut();
+    let mut kept = core.statements.kept.try_borrow_mut().map_err(|_| busy())?;
     for (id, stmt) in all().iter().enumerate().filter(|(_, s)| s.at_open && s.serves(version)) {
-        cache.fixed(&core.conn, slot(id, false), stmt.sql)?;
+        kept.numbered(&core.conn, slot(id, false), stmt.sql)?;
     }
     Ok(())
 }
@@ -72,11 +72,11 @@ fn execute<T>(
         .ok_or_else(|| StoreError::range_error("no such store statement"))?;
     let large = def.large_sql.is_some() && scale::large(core);
     let output = {
-        let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
+        let mut kept = core.statements.kept.try_borrow_mut().map_err(|_| busy())?;
         let mut values = BoundValues::new();
         bound_values(
             js,
-            cache.fixed(&core.conn, slot(id as usize, false), def.sql)?,
+            &kept.numbered(&core.conn, slot(id as usize, false), def.sql)?.stmt,
             params,
             &mut values,
         )?;
@@ -85,20 +85,10 @@ fn execute<T>(
         } else {
             def.sql
         };
-        let at = slot(id as usize, large);
-        let stmt = cache.fixed(&core.conn, at, sql)?;
+        let kept = kept.numbered(&core.conn, slot(id as usize, large), sql)?;
+        let stmt = &mut kept.stmt;
         bind_raw(stmt, &values)?;
-        // The statement's row layout, kept per slot (none kept while a nested call holds them).
-        let mut layouts = core.row_layouts.try_borrow_mut();
-        let output = match layouts.as_mut() {
-            Ok(layouts) => {
-                if layouts.len() <= at {
-                    layouts.resize_with(at + 1, || None);
-                }
-                f(stmt, def, &mut layouts[at])
-            }
-            Err(_) => f(stmt, def, &mut None),
-        };
+        let output = f(stmt, def, &mut kept.layout);
         stmt.clear_bindings();
         output?
     };
@@ -263,7 +253,7 @@ fn store_rows(js: Napi, args: &[Raw], first_only: bool) -> Result<Raw> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::connection::statement_cache::StatementCache;
+    use crate::engine::connection::statement_cache::KeptStatements;
 
     /// Every statement prepares on a fresh store of each version it serves, and the ones
     /// prepared per call take `?`s (`store_statements` reports no names for them without
@@ -284,9 +274,9 @@ mod tests {
     fn statements_prepare_on(version: SchemaVersion) {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         crate::store::schema::open_store(&conn, version).unwrap();
-        let mut cache = StatementCache::default();
+        let mut kept = KeptStatements::default();
         for (id, def) in all().iter().enumerate().filter(|(_, def)| def.serves(version)) {
-            let stmt = cache.fixed(&conn, slot(id, false), def.sql).unwrap();
+            let stmt = &kept.numbered(&conn, slot(id, false), def.sql).unwrap().stmt;
             if !def.at_open {
                 assert!(
                     !is_named(stmt),
@@ -295,7 +285,7 @@ mod tests {
                 );
             }
             if let Some(large) = def.large_sql {
-                cache.fixed(&conn, slot(id, true), large).unwrap();
+                kept.numbered(&conn, slot(id, true), large).unwrap();
             }
         }
     }

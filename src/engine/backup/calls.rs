@@ -14,7 +14,7 @@ use crate::engine::connection::busy::no_iterators;
 #[napi]
 pub fn backup_start(env: Env, db: u32, attached: String, dest: String, unlink: bool) -> Result<u32> {
     with_handle(&env, db, |core| {
-        core.backups.borrow_mut().start(&core.conn, &attached, &dest, unlink)
+        super::start(&mut core.backups.borrow_mut(), &core.conn, &attached, &dest, unlink)
     })
 }
 
@@ -22,7 +22,7 @@ pub fn backup_start(env: Env, db: u32, attached: String, dest: String, unlink: b
 #[napi]
 pub fn backup_transfer(env: Env, db: u32, id: u32, pages: i32) -> Result<Vec<i32>> {
     with_handle(&env, db, |core| {
-        let (total, remaining) = core.backups.borrow_mut().step(id, pages)?;
+        let (total, remaining) = super::step(&mut core.backups.borrow_mut(), id, pages)?;
         Ok(vec![total, remaining])
     })
 }

@@ -9,10 +9,11 @@ mod keys;
 mod values;
 
 pub use keys::NamedKeys;
-pub use values::{bind_raw, bound_from_js, BindTarget, Bound, BoundValues, Collect, Direct};
+pub use values::{bind_raw, BindTarget, BoundValues, Collect, Direct};
 
 use smallvec::SmallVec;
 
+use crate::engine::js::sql_value::Bound;
 use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{Napi, Raw};
@@ -21,8 +22,6 @@ use crate::ffi::sqlite::RawStmt;
 /// The arguments of one statement call.
 pub type Args<'a> = SmallVec<[Arg<'a>; 8]>;
 
-pub const CANNOT_BIND: &str = "SQLite3 can only bind numbers, strings, bigints, buffers, and null";
-pub const TOO_BIG: &str = "The bound string, buffer, or bigint is too big";
 pub const TOO_MANY: &str = "Too many parameter values were provided";
 pub const TOO_FEW: &str = "Too few parameter values were provided";
 

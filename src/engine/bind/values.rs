@@ -1,91 +1,20 @@
-//! One JS value onto one parameter, as better-sqlite3's `BindValueFromJS` binds it:
-//! numbers as REAL, BigInt as INTEGER, strings as TEXT (as the running Node's
-//! better-sqlite3 writes them for SQLite), a Buffer, typed array or DataView as a BLOB,
-//! null and undefined as NULL; anything else is an error. The value goes either straight
-//! onto a statement ([`Direct`], a Buffer's bytes read in place) or into a list
-//! ([`Collect`]) for a caller that binds it later.
+//! One JS value onto one parameter, as better-sqlite3's `BindValueFromJS` binds it
+//! (`js::sql_value`): either straight onto a statement ([`Direct`], a Buffer's bytes read
+//! in place) or into a list ([`Collect`]) for a caller that binds it later.
 
 use rusqlite::ffi;
-use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::ToSql;
+use rusqlite::types::ValueRef;
 use smallvec::SmallVec;
 
+use crate::engine::js::sql_value::{bound_from_js, Bound, CANNOT_BIND, TOO_BIG};
 use crate::engine::js::value::JsVal;
 use crate::engine::statement::Statement;
 use crate::error::{SResult, StoreError};
-use crate::ffi::napi::Utf8;
 
-use super::{ParamInfo, CANNOT_BIND, TOO_BIG, TOO_MANY};
+use super::{ParamInfo, TOO_MANY};
 
 /// The values of one statement call by parameter index (a [`Collect`] target's list).
 pub type BoundValues = SmallVec<[(usize, Bound); 8]>;
-
-/// A value ready to bind, owned so that JS reads happen before SQLite runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Bound {
-    Null,
-    Int(i64),
-    Real(f64),
-    Text(Utf8),
-    Blob(Vec<u8>),
-}
-
-impl<'a> From<&'a Bound> for ValueRef<'a> {
-    fn from(b: &'a Bound) -> Self {
-        match b {
-            Bound::Null => ValueRef::Null,
-            Bound::Int(v) => ValueRef::Integer(*v),
-            Bound::Real(v) => ValueRef::Real(*v),
-            Bound::Text(v) => ValueRef::Text(v),
-            Bound::Blob(v) => ValueRef::Blob(v),
-        }
-    }
-}
-
-impl ToSql for Bound {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(ValueRef::from(self)))
-    }
-}
-
-impl Bound {
-    pub fn text(s: &str) -> Bound {
-        Bound::Text(Utf8::from_slice(s.as_bytes()))
-    }
-    /// A number computed in Rust, bound the way a JS number would be (REAL).
-    pub fn num(v: f64) -> Bound {
-        Bound::Real(v)
-    }
-    /// A JSON text the store computed, or NULL where `JSON.stringify` gave undefined
-    /// (or the value was null).
-    pub fn json(text: Option<Vec<u8>>) -> Bound {
-        text.map_or(Bound::Null, |bytes| Bound::Text(Utf8::from_vec(bytes)))
-    }
-}
-
-/// better-sqlite3's `BindValueFromJS`: the value or the error it would throw.
-pub fn bound_from_js(v: &JsVal) -> SResult<Bound> {
-    if let Some(n) = v.number() {
-        return Ok(Bound::Real(n));
-    }
-    if let Some((i, lossless)) = v.bigint_i64() {
-        return if lossless {
-            Ok(Bound::Int(i))
-        } else {
-            Err(StoreError::range_error(TOO_BIG))
-        };
-    }
-    if v.is_string() {
-        return Ok(Bound::Text(v.sqlite_text()?));
-    }
-    if v.is_buffer()? {
-        return Ok(Bound::Blob(v.buffer_bytes()?));
-    }
-    if v.is_nullish() {
-        return Ok(Bound::Null);
-    }
-    Err(StoreError::type_error(CANNOT_BIND))
-}
 
 /// Where the values of a call go, parameter by parameter.
 pub trait BindTarget: ParamInfo {

@@ -9,13 +9,12 @@ use std::cell::Cell;
 use rusqlite::types::ValueRef;
 use smallvec::SmallVec;
 
-use crate::engine::bind::bound_from_js;
 use crate::engine::callbacks::frames as step_frames;
 use crate::engine::callbacks::scope::CallValues;
 use crate::engine::js::result_slots as slots;
+use crate::engine::js::sql_value::{bound_from_js, value_js, value_js_wrapped};
 use crate::engine::js::throw::Throw;
 use crate::engine::js::value::JsVal;
-use crate::engine::rows::{value_js, value_js_wrapped};
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{Napi, Raw, ResultSlots};
 use crate::ffi::sqlite::create_function::{ResultSink, SqlValue};

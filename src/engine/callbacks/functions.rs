@@ -7,9 +7,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
 use rusqlite::types::ValueRef;
+use rusqlite::Connection;
 
 use crate::engine::callbacks::call::{
     aggregate_flags, call_framed, call_scalar, frame_result, report, with_failure_set_aside, FrameCall, Framed,
@@ -17,7 +16,6 @@ use crate::engine::callbacks::call::{
 };
 use crate::engine::callbacks::queue::{self as batch, Kind, Runner, WithValue};
 use crate::engine::callbacks::scope::{callback_scope, lent_callback_scope, CallValues, ScopeCache};
-use crate::engine::connection::{with_handle, Core};
 use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{JsRef, Napi};
@@ -25,14 +23,6 @@ use crate::ffi::napi::{JsRef, Napi};
 use crate::ffi::sqlite::create_function::{
     create_aggregate, create_scalar, AggregateFunction, FunctionFlags, ResultSink, ScalarFunction, SqlValue,
 };
-
-use crate::engine::connection::busy::{no_iterators, statements};
-
-/// better-sqlite3 refuses to register while a statement runs or an iterator is open.
-pub(super) fn not_busy(core: &Core) -> SResult<()> {
-    drop(statements(core)?);
-    no_iterators(core)
-}
 
 /// A registered name as V8's `String::Utf8Value` gives it to SQLite, and as text for
 /// the callback's error messages.
@@ -92,38 +82,30 @@ impl ScalarFunction for JsFunction {
     }
 }
 
-/// `db.function(name, options, fn)`'s native half: `argc` -1 for varargs.
-#[napi]
+/// Registers `db.function(name, options, fn)` on `conn` (the connection of handle `db`):
+/// `f` is the JS layer's trampoline, `argc` -1 for varargs.
 #[allow(clippy::too_many_arguments)]
-pub fn facade_function(
-    env: Env,
+pub fn register_function(
+    js: Napi,
+    conn: &Connection,
     db: u32,
     f: JsVal,
     name: JsVal,
     argc: i32,
     safe_ints: bool,
-    deterministic: bool,
-    direct_only: bool,
-) -> Result<()> {
-    let js = Napi::new(env.raw());
-    with_handle(&env, db, |core| {
-        not_busy(core)?;
-        let (bytes, name) = name_of(&name)?;
-        let imp = JsFunction {
-            js,
-            db,
-            _registered: Registered::new(js),
-            f: js.keep(f.raw())?,
-            saved: ScopeCache::default(),
-            name,
-            safe_ints,
-        };
-        let flags = FunctionFlags {
-            deterministic,
-            direct_only,
-        };
-        create_scalar(&core.conn, &bytes, argc, flags, imp)
-    })
+    flags: FunctionFlags,
+) -> SResult<()> {
+    let (bytes, name) = name_of(&name)?;
+    let imp = JsFunction {
+        js,
+        db,
+        _registered: Registered::new(js),
+        f: js.keep(f.raw())?,
+        saved: ScopeCache::default(),
+        name,
+        safe_ints,
+    };
+    create_scalar(conn, &bytes, argc, flags, imp)
 }
 
 /// The running values' numbers: each group in progress has one, reused once its group
@@ -460,30 +442,39 @@ impl AggregateFunction for JsAggregate {
     }
 }
 
-/// `db.aggregate(name, options)`'s native half: the JS layer's trampolines (`inverse` a
-/// function or null; `run` the three as the queue calls them, `deliver` the thread's
-/// delivery of the queue), whether the user gave `result`, `argc` -1 for varargs; a window
-/// function when `inverse` is given.
-#[napi]
+/// The JS layer's trampolines of one aggregate: `inverse` a function or null; `run` the
+/// three as the queue calls them, `deliver` the thread's delivery of the queue.
+pub struct AggregateTrampolines {
+    pub step: JsVal,
+    pub inverse: JsVal,
+    pub value: JsVal,
+    pub run: JsVal,
+    pub deliver: JsVal,
+}
+
+/// Registers `db.aggregate(name, options)` on `conn` (the connection of handle `db`):
+/// whether the user gave `result`, `argc` -1 for varargs; a window function when
+/// `inverse` is given.
 #[allow(clippy::too_many_arguments)]
-pub fn facade_aggregate(
-    env: Env,
+pub fn register_aggregate(
+    js: Napi,
+    conn: &Connection,
     db: u32,
-    step: JsVal,
-    inverse: JsVal,
-    value: JsVal,
-    run: JsVal,
-    deliver: JsVal,
+    trampolines: AggregateTrampolines,
     has_result: bool,
     name: JsVal,
     argc: i32,
     safe_ints: bool,
-    deterministic: bool,
-    direct_only: bool,
-) -> Result<()> {
-    let js = Napi::new(env.raw());
-    with_handle(&env, db, |core| {
-        not_busy(core)?;
+    flags: FunctionFlags,
+) -> SResult<()> {
+    let AggregateTrampolines {
+        step,
+        inverse,
+        value,
+        run,
+        deliver,
+    } = trampolines;
+    {
         let (bytes, name) = name_of(&name)?;
         let inverse = if inverse.is_function() {
             Some(js.keep(inverse.raw())?)
@@ -507,10 +498,6 @@ pub fn facade_aggregate(
             name,
             safe_ints,
         };
-        let flags = FunctionFlags {
-            deterministic,
-            direct_only,
-        };
-        create_aggregate(&core.conn, &bytes, argc, flags, window, imp)
-    })
+        create_aggregate(conn, &bytes, argc, flags, window, imp)
+    }
 }

@@ -4,22 +4,18 @@
 //! for each table; `open(...args)` starts a scan as `[row, pull]`: `pull()` refills the
 //! one `row` array (parameters first, then the columns) and says whether there was a row.
 
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
+use rusqlite::Connection;
 use smallvec::SmallVec;
 
 use crate::engine::callbacks::call::{report, set_result, Registered};
 use crate::engine::callbacks::queue as batch;
 use crate::engine::callbacks::scope::callback_scope;
-use crate::engine::connection::with_handle;
+use crate::engine::js::sql_value::value_js;
 use crate::engine::js::value::JsVal;
-use crate::engine::rows::value_js;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{JsRef, Napi, Raw};
 use crate::ffi::sqlite::create_function::{ResultSink, SqlValue};
 use crate::ffi::sqlite::create_module::{create_module, TableDecl, TableModule, VirtualTable};
-
-use super::functions::not_busy;
 
 struct JsModule {
     js: Napi,
@@ -190,21 +186,24 @@ impl VirtualTable for JsTable {
     }
 }
 
-/// `db.table(name, factory)`'s native half: `eponymous` for a definition object (the
-/// table exists under the module's name), else tables come from `CREATE VIRTUAL TABLE`.
-#[napi]
-pub fn facade_table(env: Env, db: u32, factory: JsVal, name: JsVal, eponymous: bool) -> Result<()> {
-    let js = Napi::new(env.raw());
-    with_handle(&env, db, |core| {
-        not_busy(core)?;
-        let bytes = name.sqlite_text()?.to_vec();
-        let imp = JsModule {
-            js,
-            db,
-            _registered: Registered::new(js),
-            factory: js.keep(factory.raw())?,
-            name: String::from_utf8_lossy(&bytes).into_owned(),
-        };
-        create_module(&core.conn, &bytes, eponymous, imp)
-    })
+/// Registers `db.table(name, factory)` on `conn` (the connection of handle `db`):
+/// `eponymous` for a definition object (the table exists under the module's name), else
+/// tables come from `CREATE VIRTUAL TABLE`.
+pub fn register_table(
+    js: Napi,
+    conn: &Connection,
+    db: u32,
+    factory: JsVal,
+    name: JsVal,
+    eponymous: bool,
+) -> SResult<()> {
+    let bytes = name.sqlite_text()?.to_vec();
+    let imp = JsModule {
+        js,
+        db,
+        _registered: Registered::new(js),
+        factory: js.keep(factory.raw())?,
+        name: String::from_utf8_lossy(&bytes).into_owned(),
+    };
+    create_module(conn, &bytes, eponymous, imp)
 }

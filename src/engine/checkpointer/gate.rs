@@ -121,12 +121,6 @@ pub(super) fn through<T>(db: Db<'_>, may_write: bool, f: impl FnOnce() -> T) -> 
     f()
 }
 
-/// [`through`] for a statement run through rusqlite on `conn` (the transaction guard's
-/// `BEGIN`).
-pub fn gated<T>(conn: &Connection, f: impl FnOnce() -> T) -> T {
-    through(crate::ffi::sqlite::db_of(conn), true, f)
-}
-
 /// Whether `sql` (one statement) starts with `BEGIN`.
 pub fn is_begin(sql: &[u8]) -> bool {
     let start = sql.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(sql.len());
@@ -140,7 +134,13 @@ mod tests {
 
     use rusqlite::Connection;
 
-    use super::{gated, install, is_begin, RestartGate};
+    use super::{install, is_begin, through, RestartGate};
+    use crate::ffi::sqlite::db_of;
+
+    /// A write step on `conn`.
+    fn gated(conn: &Connection, f: impl FnOnce()) {
+        through(db_of(conn), true, f)
+    }
 
     #[test]
     fn begin_is_recognised_by_its_first_word() {

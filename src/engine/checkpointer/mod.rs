@@ -52,8 +52,6 @@ mod hook;
 pub mod steps;
 mod worker;
 
-pub use gate::{gated, is_begin};
-
 /// The WAL size (bytes of frames) from which the thread restarts the WAL.
 pub const RESTART_AT: i64 = 16 * 1024 * 1024;
 /// The documented bound: with readers whose snapshots last less than the longest wait,

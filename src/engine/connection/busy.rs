@@ -6,7 +6,7 @@
 //! | closed | `NativeDb::close` (refused in any other state) | never |
 //! | running: a statement call, `exec`, `pragma`, a transaction step or the `verbose` logger | the statement table borrowed mutably ([`statements`]) | the borrow's drop: return, error, panic |
 //! | in a callback: a user function, aggregate or table of this connection runs | `step_frames::CallbackRunning` (inside a running step) | the guard's drop |
-//! | iterating (per statement; the connection counts them) | `StatementTable::begin_iteration`, after binding | the iterator's end (its last row, an error while stepping, `return()`), the statement's finalization (its object collected), `close` |
+//! | iterating (per statement; the connection counts them) | `HeldTable::begin_iteration`, after binding | the iterator's end (its last row, an error while stepping, `return()`), the statement's finalization (its object collected), `close` |
 //!
 //! A refusal is a check made before anything is entered, so it leaves nothing behind: a
 //! call refused as busy leaves the iterator it was made on open. `with_handle` refuses
@@ -18,7 +18,7 @@ use std::cell::RefMut;
 
 use napi_derive::napi;
 
-use crate::engine::connection::statement_cache::{HeldStmt, StatementTable};
+use crate::engine::connection::statement_cache::{HeldStmt, HeldTable};
 use crate::engine::connection::{core_of, Core};
 use crate::error::{SResult, StoreError};
 
@@ -28,7 +28,12 @@ const STATEMENT_BUSY: &str = "This statement is busy executing a query";
 /// Refuses work while an iterator holds the connection (better-sqlite3's `iterators`).
 pub(crate) fn no_iterators(core: &Core) -> SResult<()> {
     // A table borrowed by an outer call (a callback re-entering) counts as busy too.
-    if core.statements.try_borrow().map_or(true, |table| table.iterating()) {
+    if core
+        .statements
+        .held
+        .try_borrow()
+        .map_or(true, |table| table.iterating())
+    {
         return Err(StoreError::type_error(BUSY));
     }
     Ok(())
@@ -37,15 +42,15 @@ pub(crate) fn no_iterators(core: &Core) -> SResult<()> {
 /// [`no_iterators`], except that unsafe mode allows what better-sqlite3's
 /// `REQUIRE_DATABASE_NO_ITERATORS_UNLESS_UNSAFE` allows: writes while iterating.
 pub(crate) fn no_iterators_unless_unsafe(core: &Core) -> SResult<()> {
-    match core.statements.try_borrow() {
+    match core.statements.held.try_borrow() {
         Ok(table) => iterators_unless_unsafe(core, &table),
         Err(_) => Err(StoreError::type_error(BUSY)),
     }
 }
 
 /// [`no_iterators_unless_unsafe`] for a caller that holds the table already.
-pub(crate) fn iterators_unless_unsafe(core: &Core, table: &StatementTable) -> SResult<()> {
-    if table.iterating() && !core.switches.unsafe_mode.get() {
+pub(crate) fn iterators_unless_unsafe(core: &Core, table: &HeldTable) -> SResult<()> {
+    if table.iterating() && !core.settings.unsafe_mode.get() {
         return Err(StoreError::type_error(BUSY));
     }
     Ok(())
@@ -54,15 +59,16 @@ pub(crate) fn iterators_unless_unsafe(core: &Core, table: &StatementTable) -> SR
 /// Enters "running": the statement table, unless an outer facade call is running (a
 /// caller's getter re-entering during binding, a callback, the logger): then the
 /// connection is busy, as in better-sqlite3.
-pub(crate) fn statements(core: &Core) -> SResult<RefMut<'_, StatementTable>> {
+pub(crate) fn statements(core: &Core) -> SResult<RefMut<'_, HeldTable>> {
     core.statements
+        .held
         .try_borrow_mut()
         .map_err(|_| StoreError::type_error(BUSY))
 }
 
 /// Statement `id` for a call that needs it idle: an open iterator over it makes it busy
 /// (better-sqlite3's `REQUIRE_STATEMENT_NOT_LOCKED`, checked after the connection's rules).
-pub(crate) fn idle(table: &mut StatementTable, id: u32) -> SResult<&mut HeldStmt> {
+pub(crate) fn idle(table: &mut HeldTable, id: u32) -> SResult<&mut HeldStmt> {
     let held = table.get(id)?;
     if held.is_iterating() {
         return Err(StoreError::type_error(STATEMENT_BUSY));
@@ -79,7 +85,7 @@ pub fn facade_iterating(db: u32, id: u32) -> bool {
     let Some(core) = core_of(db) else {
         return false;
     };
-    let iterating = match core.statements.try_borrow_mut() {
+    let iterating = match core.statements.held.try_borrow_mut() {
         Ok(mut table) => table.get(id).is_ok_and(|held| held.is_iterating()),
         Err(_) => true,
     };

@@ -1,324 +1,98 @@
-//! The native connection: one SQLite connection owned by Rust, shared by the store
-//! methods and the better-sqlite3-compatible `db` facade, so that both run inside the
-//! same transactions.
+//! A connection owned by Rust (`Core`), shared by the store's methods and the
+//! better-sqlite3-compatible `Database` on it, so that both run inside the same
+//! transactions; JS holds it through `native_db`.
 //!
 //! Calls are re-entrant, as with better-sqlite3: a caller's callback (a `toJSON`, a
-//! getter, a `valueOf`) that runs during a store method may call the store again on the
-//! same connection; SQLite and rusqlite's statement cache allow it, and a nested
-//! transaction becomes a savepoint. Only closing is refused while a call is running.
+//! getter, a `valueOf`) that runs during a call may call again on the same connection,
+//! within the busy rules (`busy`); a nested transaction becomes a savepoint. Only closing
+//! is refused while a call is running.
+//!
+//! - `open`: opening like better-sqlite3, the per-connection limits and switches.
+//! - `statement_cache`: every statement the connection keeps (`Statements`).
+//! - `busy`: better-sqlite3's busy rules over that cache.
+//! - `backups`: the backups in progress from the connection.
+//! - `settings`: unsafe mode and the `verbose` logger.
+//! - `companions`: what a layer above keeps with the connection (the store's state).
+//! - `native_db`: the napi class, the handle table, `with_handle`.
 
+pub mod backups;
 pub mod busy;
+pub mod companions;
+pub mod native_db;
 pub mod open;
 pub mod settings;
 pub mod statement_cache;
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+pub use native_db::{core_of, with_handle, NativeDb};
 
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
+use std::cell::RefCell;
+
 use rusqlite::Connection;
 
-use crate::engine::backup::Backups;
-use crate::engine::checkpointer::Checkpointer;
-use crate::engine::handles::Handles;
-use crate::engine::js::throw::Throw;
-use crate::engine::rows::RowLayout;
-use crate::error::{SResult, StoreError};
-use open::OpenMode;
-use settings::Switches;
-use statement_cache::{StatementCache, StatementTable};
+use crate::error::StoreError;
+use backups::Backups;
+use companions::Companions;
+use settings::Settings;
+use statement_cache::Statements;
 
+/// One open connection. Field order is drop order: its statements and backups end
+/// before the connection closes, its companions after.
 pub struct Core {
-    /// Prepared statements handed out to JS through the facade. Declared before
-    /// `conn` so they are finalized before the connection closes.
-    pub statements: RefCell<StatementTable>,
-    /// Backups in progress from this connection; also finished before `conn` closes.
+    pub statements: Statements,
     pub backups: RefCell<Backups>,
-    /// The store's own statements; also finalized before `conn` closes.
-    pub cache: RefCell<StatementCache>,
     pub conn: Connection,
     pub memory: bool,
     pub readonly: bool,
-    /// How the store's statements place their columns in rows, by statement slot (kept
-    /// between calls; `js::rows::RowLayout` checks they are still current).
-    pub row_layouts: RefCell<Vec<Option<RowLayout>>>,
-    /// Large-log indexes and row counters; only used by the store (`store::scale`).
-    pub scale: Cell<LogState>,
-    /// better-sqlite3's per-connection switches (unsafe mode, the `verbose` logger).
-    pub switches: Switches,
-    /// The store's background checkpoints (none for `Database` and before `storeOpen`).
-    /// Declared after `conn`: dropped (its thread joined) once the connection is closed.
-    pub checkpointer: RefCell<Option<Checkpointer>>,
+    /// better-sqlite3's per-connection settings (unsafe mode, the `verbose` logger).
+    pub settings: Settings,
+    pub companions: Companions,
 }
 
-/// What the store last saw of this connection's file (see `store::scale`); kept with the
-/// connection because it lives exactly as long.
-#[derive(Default, Clone, Copy)]
-pub struct LogState {
-    /// The large-log indexes exist.
-    pub large: bool,
-    /// The file's data version when the log's size was last checked.
-    pub size_checked: Option<u32>,
-    /// A check found the log large inside a transaction: convert after its commit.
-    pub convert_after_commit: bool,
-}
-
-/// The connection slot: shared by the NativeDb object and the handle registry (the
-/// facade's hot paths are plain functions that find it by handle, which is cheaper
-/// than a napi method call). `active` counts the native calls in progress (nested ones
-/// included); the connection closes only when it is zero.
-pub struct SlotState {
-    core: RefCell<Option<Rc<Core>>>,
-    active: Cell<u32>,
-}
-
-pub type Slot = Rc<SlotState>;
-
-/// Counts a call as active for as long as it lives (also when a panic unwinds).
-struct ActiveCall<'a>(&'a Cell<u32>);
-
-impl<'a> ActiveCall<'a> {
-    fn enter(active: &'a Cell<u32>) -> Self {
-        active.set(active.get() + 1);
-        ActiveCall(active)
-    }
-}
-
-impl Drop for ActiveCall<'_> {
-    fn drop(&mut self) {
-        self.0.set(self.0.get().saturating_sub(1));
-    }
-}
-
-impl SlotState {
-    fn core(&self) -> Option<Rc<Core>> {
-        self.core.borrow().clone()
-    }
-}
-
-thread_local! {
-    static CONNECTIONS: RefCell<Handles<Slot>> = RefCell::new(Handles::default());
-}
-
-/// `native.setValueLimits(maxString, maxBuffer)`: the running JS engine's longest string
-/// and Buffer (Node's `buffer.constants`), which every connection opened afterwards
-/// limits its values to, as better-sqlite3 does.
-#[napi]
-pub fn set_value_limits(max_string: f64, max_buffer: f64) {
-    let cap = |v: f64| {
-        if v.is_nan() {
-            0
-        } else {
-            v.clamp(0.0, f64::from(i32::MAX)) as i32
-        }
-    };
-    open::set_value_limits(cap(max_string), cap(max_buffer));
-}
-
-/// The slot behind a handle (None once its NativeDb was collected).
-fn slot_of(handle: u32) -> Option<Slot> {
-    CONNECTIONS.with(|c| c.borrow().get(handle).cloned())
-}
-
-#[napi]
-pub struct NativeDb {
-    inner: Slot,
-    path: String,
-    handle: u32,
-}
-
-impl Drop for NativeDb {
-    fn drop(&mut self) {
-        CONNECTIONS.with(|c| {
-            if let Ok(mut c) = c.try_borrow_mut() {
-                c.remove(self.handle);
-            }
-        });
-    }
-}
-
-#[napi(object)]
-pub struct OpenOptions {
-    pub readonly: Option<bool>,
-    pub file_must_exist: Option<bool>,
-    pub timeout: Option<f64>,
-    /// SQLite's `immutable=1` (with `readonly`): see `OpenMode::immutable`.
-    pub immutable: Option<bool>,
-}
-
-#[napi]
-impl NativeDb {
-    /// Opens (or creates) a database file like `new Database(path, options)`.
-    #[napi(constructor)]
-    pub fn new(env: Env, path: String, options: Option<OpenOptions>) -> Result<Self> {
-        let opts = options.unwrap_or(OpenOptions {
-            readonly: None,
-            file_must_exist: None,
-            timeout: None,
-            immutable: None,
-        });
-        let mode = OpenMode {
-            readonly: opts.readonly.unwrap_or(false),
-            file_must_exist: opts.file_must_exist.unwrap_or(false),
-            immutable: opts.immutable.unwrap_or(false),
-            timeout_ms: opts.timeout,
-        };
-        match open::open(&path, mode) {
-            Ok(conn) => {
-                let memory = open::is_memory(&path);
-                let core = Core {
-                    statements: RefCell::default(),
-                    backups: RefCell::default(),
-                    cache: RefCell::default(),
-                    conn,
-                    memory,
-                    readonly: mode.readonly,
-                    row_layouts: RefCell::default(),
-                    scale: Default::default(),
-                    switches: Switches::default(),
-                    checkpointer: RefCell::default(),
-                };
-                let inner: Slot = Rc::new(SlotState {
-                    core: RefCell::new(Some(Rc::new(core))),
-                    active: Cell::new(0),
-                });
-                let handle = CONNECTIONS.with(|c| c.borrow_mut().insert(inner.clone()));
-                Ok(NativeDb { path, inner, handle })
-            }
-            Err(e) => Err(e.throw(env.raw())),
-        }
-    }
-
-    /// The handle the facade's plain functions take.
-    #[napi(getter)]
-    pub fn handle(&self) -> u32 {
-        self.handle
-    }
-
-    #[napi(getter)]
-    pub fn name(&self) -> String {
-        self.path.clone()
-    }
-
-    #[napi(getter)]
-    pub fn open(&self) -> bool {
-        self.inner.core().is_some()
-    }
-
-    #[napi(getter)]
-    pub fn in_transaction(&self) -> bool {
-        self.inner.core().is_some_and(|c| !c.conn.is_autocommit())
-    }
-
-    #[napi(getter)]
-    pub fn memory(&self) -> bool {
-        self.inner.core().is_some_and(|c| c.memory)
-    }
-
-    #[napi(getter)]
-    pub fn readonly(&self) -> bool {
-        self.inner.core().is_some_and(|c| c.readonly)
-    }
-
-    /// Closes the connection; a second call is a no-op. Refused while a call is running
-    /// (a callback inside a store method) or an iterator is open.
-    #[napi]
-    pub fn close(&self, env: Env) -> Result<()> {
-        if self.inner.active.get() > 0 {
-            return Err(busy().throw(env.raw()));
-        }
-        let Some(core) = self.inner.core.borrow_mut().take() else {
-            return Ok(());
-        };
-        let core = match Rc::try_unwrap(core) {
-            Ok(core) => core,
-            // Unreachable while no call is active (only calls clone the Rc); keep it open.
-            Err(core) => {
-                *self.inner.core.borrow_mut() = Some(core);
-                return Err(busy().throw(env.raw()));
-            }
-        };
-        if core.statements.borrow().iterating() {
-            *self.inner.core.borrow_mut() = Some(Rc::new(core));
-            return Err(busy().throw(env.raw()));
-        }
-        let Core {
-            statements,
-            backups,
-            cache,
+impl Core {
+    pub fn new(conn: Connection, memory: bool, readonly: bool) -> Core {
+        Core {
+            statements: Statements::default(),
+            backups: RefCell::default(),
             conn,
             memory,
             readonly,
-            row_layouts,
-            scale,
-            switches,
-            checkpointer,
-        } = core;
-        statements.borrow_mut().clear();
-        backups.borrow_mut().clear();
-        cache.borrow_mut().clear();
-        if let Err((conn, e)) = conn.close() {
-            // Keep the connection usable rather than leak it half-closed.
-            let core = Core {
-                statements,
-                backups,
-                cache,
-                conn,
-                memory,
-                readonly,
-                row_layouts,
-                scale,
-                switches,
-                checkpointer,
-            };
-            *self.inner.core.borrow_mut() = Some(Rc::new(core));
-            return Err(StoreError::from(e).throw(env.raw()));
+            settings: Settings::default(),
+            companions: Companions::default(),
         }
-        // Stops and joins the checkpoint thread, now that the connection is closed.
-        drop(checkpointer);
-        Ok(())
     }
-}
 
-fn busy() -> StoreError {
-    StoreError::type_error("This database connection is busy executing a query")
-}
-
-/// Runs `f` on the connection behind `handle`, turning every failure into a thrown JS
-/// error: the one way from a native function to a connection.
-pub fn with_handle<T>(env: &Env, handle: u32, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
-    // A user function of this connection is running inside one of its statements.
-    if crate::engine::callbacks::call::running_on(handle) {
-        return Err(busy().throw(env.raw()));
-    }
-    match slot_of(handle) {
-        Some(slot) => with_slot(&slot, env, f),
-        None => Err(StoreError::not_open().throw(env.raw())),
-    }
-}
-
-/// The open connection behind `handle`, if any, for work that must not throw (finalizers).
-pub fn core_of(handle: u32) -> Option<Rc<Core>> {
-    slot_of(handle)?.core()
-}
-
-fn with_slot<T>(slot: &SlotState, env: &Env, f: impl FnOnce(&Core) -> SResult<T>) -> Result<T> {
-    let Some(core) = slot.core() else {
-        return Err(StoreError::not_open().throw(env.raw()));
-    };
-    let _call = ActiveCall::enter(&slot.active);
-    // A Rust panic must never abort the hub: it becomes a JS Error instead. Any
-    // transaction guard the panic unwound through has rolled back its own writes.
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&core))) {
-        Ok(result) => result.map_err(|e| e.throw(env.raw())),
-        Err(panic) => {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(StoreError::error(format!("triflux-native-store internal error: {detail}")).throw(env.raw()))
+    /// Closes the connection: its statements finalized and its backups finished first,
+    /// its companions dropped after (a checkpoint thread ends once it is closed). On
+    /// failure the connection is still open, and handed back.
+    fn close(self) -> Result<(), Box<(Core, StoreError)>> {
+        let Core {
+            statements,
+            backups,
+            conn,
+            memory,
+            readonly,
+            settings,
+            companions,
+        } = self;
+        statements.clear();
+        backups.borrow_mut().clear();
+        match conn.close() {
+            Ok(()) => {
+                drop(companions);
+                Ok(())
+            }
+            Err((conn, e)) => {
+                let core = Core {
+                    statements,
+                    backups,
+                    conn,
+                    memory,
+                    readonly,
+                    settings,
+                    companions,
+                };
+                Err(Box::new((core, StoreError::from(e))))
+            }
         }
     }
 }

@@ -3,6 +3,8 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
+use napi_derive::napi;
+
 use rusqlite::{ffi, Connection, OpenFlags};
 
 use crate::error::{SResult, StoreError};
@@ -121,7 +123,7 @@ static MAX_STRING: AtomicI32 = AtomicI32::new(0);
 static MAX_BUFFER: AtomicI32 = AtomicI32::new(0);
 
 /// Takes the JS engine's value limits (the JS layer passes them when the binary loads).
-pub fn set_value_limits(max_string: i32, max_buffer: i32) {
+fn store_value_limits(max_string: i32, max_buffer: i32) {
     MAX_STRING.store(max_string, Ordering::Relaxed);
     MAX_BUFFER.store(max_buffer, Ordering::Relaxed);
 }
@@ -198,4 +200,19 @@ mod tests {
         assert!(open(path, writable).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// `native.setValueLimits(maxString, maxBuffer)`: the running JS engine's longest string
+/// and Buffer (Node's `buffer.constants`), which every connection opened afterwards
+/// limits its values to, as better-sqlite3 does.
+#[napi]
+pub fn set_value_limits(max_string: f64, max_buffer: f64) {
+    let cap = |v: f64| {
+        if v.is_nan() {
+            0
+        } else {
+            v.clamp(0.0, f64::from(i32::MAX)) as i32
+        }
+    };
+    store_value_limits(cap(max_string), cap(max_buffer));
 }

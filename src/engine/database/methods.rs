@@ -102,7 +102,7 @@ pub fn tx_begin(env: Env, db: u32, mode: u32) -> Result<bool> {
             SAVEPOINT
         };
         tx_step(js, core, &[text], || {
-            let tx = Tx::begin(&core.conn, behavior(mode))?;
+            let tx = Tx::begin(core, behavior(mode))?;
             Ok(tx.detach() == Level::Savepoint)
         })
     })
@@ -115,10 +115,10 @@ pub fn tx_commit(env: Env, db: u32, savepoint: bool) -> Result<()> {
     with_handle(&env, db, |core| {
         let text: &[u8] = if savepoint { RELEASE } else { b"COMMIT" };
         tx_step(js, core, &[text], || {
-            Tx::resume(&core.conn, level(savepoint)).commit_or_detach()
+            Tx::resume(core, level(savepoint)).commit_or_detach()
         })?;
         if !savepoint {
-            crate::store::scale::after_commit(core);
+            core.companions.after_commit(core);
         }
         Ok(())
     })
@@ -137,6 +137,6 @@ pub fn tx_rollback(env: Env, db: u32, savepoint: bool) -> Result<()> {
         } else {
             &[b"ROLLBACK"]
         };
-        tx_step(js, core, logged, || Tx::resume(&core.conn, level(savepoint)).rollback())
+        tx_step(js, core, logged, || Tx::resume(core, level(savepoint)).rollback())
     })
 }

@@ -21,6 +21,7 @@ mod methods;
 mod objects;
 mod options;
 mod prepare;
+mod registrations;
 mod statement;
 mod verbose;
 

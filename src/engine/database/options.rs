@@ -24,7 +24,7 @@ pub fn facade_unsafe_mode(env: Env, db: u32, on: bool) -> Result<()> {
     let Some(core) = core_of(db) else {
         return Ok(());
     };
-    core.switches.unsafe_mode.set(on);
+    core.settings.unsafe_mode.set(on);
     raw::set_db_config(&core.conn, ffi::SQLITE_DBCONFIG_DEFENSIVE, !on).map_err(|e| e.throw(env.raw()))
 }
 
@@ -33,7 +33,7 @@ pub fn facade_unsafe_mode(env: Env, db: u32, on: bool) -> Result<()> {
 pub fn facade_set_logger(env: Env, db: u32, logger: Function<'_>) -> Result<()> {
     with_handle(&env, db, |core| {
         let function = Persistent::new(Napi::new(env.raw()), logger.raw())?;
-        core.switches
+        core.settings
             .logger
             .set(Logger { function, handle: db })
             .map_err(|_| StoreError::error("the verbose logger is already set"))

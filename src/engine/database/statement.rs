@@ -7,7 +7,7 @@ use napi_derive::napi;
 use rusqlite::ffi;
 
 use crate::engine::bind::{args_into, args_of, bind_args, bind_in_order, parameter_keys, Arg, Args, Direct};
-use crate::engine::connection::statement_cache::{HeldStmt, StatementTable};
+use crate::engine::connection::statement_cache::{HeldStmt, HeldTable};
 use crate::engine::connection::{core_of, with_handle, Core};
 use crate::engine::js::protocol::{pack_statement, CallKind, RowMode, IN_ORDER, MODE_BITS, SAFE_INTEGERS};
 use crate::engine::js::result_slots as slots;
@@ -45,7 +45,7 @@ fn start(js: Napi, core: &Core, held: &mut HeldStmt, mode: u32, params: &[Raw]) 
         args_into(js, params, &mut args)?;
         bind_call(js, held, &args)?;
     }
-    if core.switches.logger.get().is_some() {
+    if core.settings.logger.get().is_some() {
         return log_bound(js, core, held);
     }
     Ok(())
@@ -223,7 +223,7 @@ pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
 #[napi]
 pub fn facade_finalize(db: u32, id: u32) {
     if let Some(core) = core_of(db) {
-        if let Ok(mut table) = core.statements.try_borrow_mut() {
+        if let Ok(mut table) = core.statements.held.try_borrow_mut() {
             table.remove(id);
         }
     }
@@ -292,7 +292,7 @@ pub fn facade_parameter_keys(env: Env, db: u32, id: u32) -> Result<Option<Vec<St
 
 /// One step of an open iterator, logged before its first: true on a row; at the end or
 /// on an error the iterator is closed (better-sqlite3's `StatementIterator::Next`).
-pub(super) fn iter_step(js: Napi, core: &Core, table: &mut StatementTable, id: u32) -> SResult<bool> {
+pub(super) fn iter_step(js: Napi, core: &Core, table: &mut HeldTable, id: u32) -> SResult<bool> {
     let held = table.get(id)?;
     let logged = if held.stmt.is_busy() {
         Ok(())
@@ -339,7 +339,7 @@ pub fn facade_iter_next(js: Napi, args: &[Raw]) -> Result<Raw> {
 }
 
 /// Resets an iterator's statement and stops counting it open.
-fn end_iteration(table: &mut StatementTable, id: u32) -> SResult<()> {
+fn end_iteration(table: &mut HeldTable, id: u32) -> SResult<()> {
     let held = table.get(id)?;
     held.stmt.reset();
     finish(held);

@@ -11,7 +11,7 @@ use crate::ffi::sqlite::RawStmt;
 /// Logs a bound statement about to run (a no-op without a logger).
 #[inline]
 pub(super) fn log_stmt(js: Napi, core: &Core, stmt: &RawStmt) -> SResult<()> {
-    if core.switches.logger.get().is_none() {
+    if core.settings.logger.get().is_none() {
         return Ok(());
     }
     log_text(js, core, &stmt.expanded_sql())
@@ -21,7 +21,7 @@ pub(super) fn log_stmt(js: Napi, core: &Core, stmt: &RawStmt) -> SResult<()> {
 /// result slot names this connection while the logger runs.
 #[cold]
 pub(super) fn log_text(js: Napi, core: &Core, sql: &[u8]) -> SResult<()> {
-    let Some(logger) = core.switches.logger.get() else {
+    let Some(logger) = core.settings.logger.get() else {
         return Ok(());
     };
     let f = logger.function.value(js)?;

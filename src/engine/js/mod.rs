@@ -8,5 +8,6 @@ pub mod json_out;
 pub mod persistent;
 pub mod protocol;
 pub mod result_slots;
+pub mod sql_value;
 pub mod throw;
 pub mod value;

@@ -2,7 +2,6 @@
 //! `iterate` and `pragma` in each row mode, with or without safe integers, and the store's
 //! own reads).
 //!
-//! - `values`: one SQLite value as a JS value (also what user callbacks receive).
 //! - `layout`: which columns a statement's rows take and how, and their form.
 //! - `forms`: the numbered forms the JS layer builds rows by (lib/rows.cjs).
 //! - `out`: handing rows to JS: many through the JS row filler a chunk at a time, one as
@@ -11,11 +10,9 @@
 mod forms;
 mod layout;
 mod out;
-mod values;
 
 pub use layout::{RowLayout, RowShape, PLAIN};
 pub use out::{one_row, RowBatch};
-pub use values::{value_js, value_js_wrapped};
 
 use rusqlite::{ffi, Connection};
 

@@ -26,7 +26,7 @@ use crate::ffi::sqlite::RawStmt;
 
 use super::forms::FormKind;
 use super::layout::{value_truthy, Column, Form, RowLayout};
-use super::values::{value_js, value_js_wrapped};
+use crate::engine::js::sql_value::{value_js, value_js_wrapped};
 
 /// A chunk is handed over once it holds this many values (whole rows: a row has at most
 /// SQLite's 2,000 columns, so a call takes at most a few thousand arguments)...
