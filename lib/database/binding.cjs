@@ -8,16 +8,13 @@
 // a getter on the object runs only where better-sqlite3 would run it. Every other form of
 // arguments (positional values, arrays, several objects, a proxy, an object of another
 // realm, a statement with unnamed parameters) goes to the native side as it was passed
-// (src/js/bind/).
+// (src/engine/bind/).
 
 const { constants: bufferConstants } = require('node:buffer');
 const { types } = require('node:util');
 const native = require('../native.cjs');
-
-/** A call's mode bit: its parameters are one value per parameter, in order (src/js/protocol.rs). */
-const IN_ORDER = 8;
-/** What the call is about to do, for `facadeCheck` (src/js/protocol.rs `CallKind`). */
-const CallKind = Object.freeze({ READ: 0, WRITE: 1, ITERATE: 2 });
+/** A call's mode bit: its parameters are one value per parameter, in order. */
+const { IN_ORDER } = require('../protocol.cjs');
 
 const CANNOT_BIND = 'SQLite3 can only bind numbers, strings, bigints, buffers, and null';
 const TOO_BIG = 'The bound string, buffer, or bigint is too big';
@@ -131,4 +128,4 @@ function namedBinder(entry, h, id, kind, arg) {
   return binder;
 }
 
-module.exports = { CallKind, IN_ORDER, namedBinder };
+module.exports = { namedBinder };

@@ -9,9 +9,20 @@ const backupMethods = require('./backup.cjs');
 const { callbackMethods } = require('./functions.cjs');
 const { SqliteError } = require('../errors.cjs');
 const { defaultSafeIntegers, setDefaultSafeIntegers } = require('./connection-state.cjs');
-const { RowMode, SAFE_INTEGERS, TxKind, decode, unpackStatement } = require('../protocol.cjs');
+const {
+  RowMode,
+  SAFE_INTEGERS,
+  TxKind,
+  CallKind,
+  LAST_ROWID,
+  LAST_ROWID_BITS,
+  BUSY,
+  CALLBACKS,
+  decode,
+  unpackStatement,
+} = require('../protocol.cjs');
 const { rowResult } = require('./rows.cjs');
-const { CallKind, namedBinder } = require('./binding.cjs');
+const { namedBinder } = require('./binding.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
 
@@ -44,19 +55,14 @@ const statementRegistry = new FinalizationRegistry(({ n, id }) => native.facadeF
 const SHARED_MAX = 256;
 
 /**
- * The numbers a statement call leaves beside its result, read right after it
- * (src/js/slots.rs): `lastInsertRowid` of run(), as a number and as the 64 bits of an
- * integer (read through a BigInt64Array view of the same memory); a row's form is
- * lib/rows.cjs's.
+ * The numbers a statement call leaves beside its result, read right after it (the result
+ * slots): `lastInsertRowid` of run(), as a number and as the 64 bits of an integer (read
+ * through a BigInt64Array view of the same memory); BUSY, the handle + 1 of the
+ * connection whose `verbose` logger is running (else 0); CALLBACKS, how many user
+ * callbacks are registered on this thread (when not 0, one may be running).
  */
 let slots = null;
 let slotBits = null;
-const LAST_ROWID = 0;
-const LAST_ROWID_BITS = 3;
-/** The handle + 1 of the connection whose `verbose` logger is running, else 0. */
-const BUSY = 2;
-/** How many user callbacks are registered on this thread: when not 0, one may be running. */
-const CALLBACKS = 6;
 native.onLoad(() => {
   slots = native.resultSlots();
   slotBits = new BigInt64Array(slots.buffer, slots.byteOffset, slots.length);

@@ -1,5 +1,5 @@
 'use strict';
-// Rows from the native side (src/js/rows/), built here and nowhere else. Rust hands over
+// Rows from the native side (src/engine/rows/), built here and nowhere else. Rust hands over
 // values (numbers, strings, Buffers, BigInts, null, made as better-sqlite3 makes them) and
 // the number of the rows' form; a form's description (`native.rowForm(id)`) is read once
 // and compiled into one function that builds a row of it from the values, so that every
@@ -16,15 +16,15 @@
 //   better-sqlite3 would have made (cheaper than a Buffer made through Node-API).
 
 const native = require('../native.cjs');
+const {
+  FORM_OBJECT: OBJECT,
+  FORM_ARRAY: ARRAY,
+  FORM_VALUE: VALUE,
+  FORM_EXPANDED: EXPANDED,
+  ROW_FORM,
+} = require('../protocol.cjs');
 
-/** A form's kind (src/js/rows/forms.rs `FormKind`). */
-const OBJECT = 0;
-const ARRAY = 1;
-const VALUE = 2;
-const EXPANDED = 3;
-
-/** The ROW_FORM result slot (src/js/slots.rs): the form of a lone value, or -1. */
-const ROW_FORM = 1;
+/** The result slots; ROW_FORM holds the form of a lone value, or -1. */
 let slots = null;
 
 /**

@@ -9,8 +9,9 @@ use std::cell::Cell;
 use rusqlite::types::ValueRef;
 use smallvec::SmallVec;
 
-use crate::engine::callbacks::frames as step_frames;
+use crate::engine::callbacks::frames;
 use crate::engine::callbacks::scope::CallValues;
+use crate::engine::js::protocol::slot;
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::sql_value::{bound_from_js, value_js, value_js_wrapped};
 use crate::engine::js::throw::Throw;
@@ -30,7 +31,7 @@ thread_local! {
 /// better-sqlite3's `busy`, which refuses every use of the connection meanwhile (the
 /// store's methods included, as they run statements).
 pub fn running_on(db: u32) -> bool {
-    step_frames::running_on(db)
+    frames::running_on(db)
 }
 
 /// Counts a registered callback for as long as SQLite keeps it, in the CALLBACKS result
@@ -57,10 +58,10 @@ fn count_registered(js: Napi, delta: i32) {
         count.get()
     });
     // Unwritable (the environment is gone): nothing is left to check then.
-    let _ = slots::set(js, slots::CALLBACKS, f64::from(count));
+    let _ = slots::set(js, slot::CALLBACKS, f64::from(count));
 }
 
-/// Refuses JS-only work on connection `db` while one of its callbacks runs (the glue
+/// Refuses JS-only work on connection `db` while one of its callbacks runs (the JS layer
 /// asks only when the CALLBACKS slot says some callback is registered). Unlike `with_handle`, a
 /// closed connection is not an error: better-sqlite3's mode switches work on one.
 #[napi_derive::napi]
@@ -165,7 +166,7 @@ pub fn call_framed(js: Napi, call: &FrameCall<'_>) -> SResult<Framed> {
                 let mut argv = Argv::with_capacity(call.args.len());
                 for (i, arg) in call.args.iter().enumerate() {
                     argv.push(match frame {
-                        Some(frame) if i < slots::CALL_ARGS_MAX => framed_arg(js, frame, call, i, arg)?,
+                        Some(frame) if i < slot::CALL_ARGS_MAX => framed_arg(js, frame, call, i, arg)?,
                         _ if arg.get() == ValueRef::Null => values.null,
                         _ => value_js(js, arg.get(), call.safe_ints)?,
                     });
@@ -176,8 +177,8 @@ pub fn call_framed(js: Napi, call: &FrameCall<'_>) -> SResult<Framed> {
         // The trampoline wrote these last, after the user's function (and any callback
         // nested in it) returned.
         let number = frame
-            .filter(|frame| frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0)
-            .map(|frame| frame.get(slots::CALL_RESULT));
+            .filter(|frame| frame.get(slot::CALL_RESULT_IS_NUMBER) == 1.0)
+            .map(|frame| frame.get(slot::CALL_RESULT));
         Ok(Framed { value, number })
     })
 }
@@ -211,13 +212,13 @@ fn call_with_frame(
     let mut argv = [values.null; FEW];
     for (i, (slot, arg)) in argv.iter_mut().zip(args).enumerate() {
         let value = arg.get();
-        *slot = match framed_number(frame, values, slots::CALL_ARGS + i, value, safe_ints) {
+        *slot = match framed_number(frame, values, slot::CALL_ARGS + i, value, safe_ints) {
             Some(marker) => marker,
             None => value_js_wrapped(js, value, safe_ints)?.0,
         };
     }
     let value = js.call(values.func, values.undefined, &argv[..args.len()])?;
-    let number = (frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slots::CALL_RESULT));
+    let number = (frame.get(slot::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slot::CALL_RESULT));
     Ok(Framed { value, number })
 }
 
@@ -235,12 +236,12 @@ fn write_state(js: Napi, frame: Option<&ResultSlots>, state: Option<(u32, u32)>)
     };
     match frame {
         Some(frame) => {
-            frame.put_i32(slots::CALL_STATE, state as i32);
-            frame.put_i32(slots::CALL_FLAGS, flags as i32);
+            frame.put_i32(slot::CALL_STATE, state as i32);
+            frame.put_i32(slot::CALL_FLAGS, flags as i32);
         }
         None => {
-            slots::set(js, slots::CALL_STATE, f64::from(state))?;
-            slots::set(js, slots::CALL_FLAGS, f64::from(flags))?;
+            slots::set(js, slot::CALL_STATE, f64::from(state))?;
+            slots::set(js, slot::CALL_FLAGS, f64::from(flags))?;
         }
     }
     Ok(())
@@ -251,7 +252,7 @@ fn write_state(js: Napi, frame: Option<&ResultSlots>, state: Option<(u32, u32)>)
 #[inline]
 fn framed_arg(js: Napi, frame: &ResultSlots, call: &FrameCall<'_>, i: usize, arg: &SqlValue) -> SResult<Raw> {
     let value = arg.get();
-    match framed_number(frame, call.values, slots::CALL_ARGS + i, value, call.safe_ints) {
+    match framed_number(frame, call.values, slot::CALL_ARGS + i, value, call.safe_ints) {
         Some(marker) => Ok(marker),
         None => Ok(value_js_wrapped(js, value, call.safe_ints)?.0),
     }
@@ -310,14 +311,4 @@ pub fn frame_result(js: Napi, framed: Framed, out: &mut ResultSink, prefix: impl
         }
         None => set_result(js, framed.value, out, prefix),
     }
-}
-
-/// What an aggregate's trampolines are told in the call frame besides the arguments.
-pub mod aggregate_flags {
-    /// The group's first call: its running value is made from `start` now.
-    pub const NEW: u32 = 1;
-    /// The group's last call: its running value is dropped after it.
-    pub const FINAL: u32 = 2;
-    /// Only drop the group's running value (a window's end, a failed result).
-    pub const RELEASE: u32 = 4;
 }

@@ -5,7 +5,7 @@
 //! callback. Frames nest as steps do (a callback that runs a statement of its own).
 //!
 //! A step of a read-only statement that no callback runs inside may also have calls
-//! queued for delivery later (`js::batch`: an aggregate's steps, which return nothing to
+//! queued for delivery later (`callbacks::queue`: an aggregate's steps, which return nothing to
 //! SQLite); the queue's owner registers how it delivers them ([`set_deliverer`]), and the
 //! step delivers what is left before it returns ([`StepFrame::finish`]).
 

@@ -11,11 +11,11 @@ use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use crate::engine::callbacks::call::{
-    aggregate_flags, call_framed, call_scalar, frame_result, report, with_failure_set_aside, FrameCall, Framed,
-    Registered,
+    call_framed, call_scalar, frame_result, report, with_failure_set_aside, FrameCall, Framed, Registered,
 };
 use crate::engine::callbacks::queue::{self as batch, Kind, Runner, WithValue};
 use crate::engine::callbacks::scope::{callback_scope, lent_callback_scope, CallValues, ScopeCache};
+use crate::engine::js::protocol::group::{GROUP_FINAL, GROUP_NEW, GROUP_RELEASE};
 use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{JsRef, Napi};
@@ -145,7 +145,7 @@ struct JsAggregate {
     saved_inverse: ScopeCache,
     value: JsRef,
     saved_value: ScopeCache,
-    /// `step`, `inverse` and `value` as the queue calls them (`js::batch`).
+    /// `step`, `inverse` and `value` as the queue calls them (`callbacks::queue`).
     runner: Rc<Runner>,
     /// Whether the user gave `result`: without one, a running value that is a number
     /// (which the step trampolines leave in the call frame) is the result as it is.
@@ -222,7 +222,7 @@ impl JsAggregate {
         let Some((id, new)) = self.state(group) else {
             return Ok(());
         };
-        let flags = if new { aggregate_flags::NEW } else { 0 };
+        let flags = if new { GROUP_NEW } else { 0 };
         let kind = if inverse && self.inverse.is_some() {
             Kind::Inverse
         } else {
@@ -285,7 +285,7 @@ impl JsAggregate {
         let Some(state) = group.as_mut() else {
             return Ok(());
         };
-        let mut flags = if new { aggregate_flags::NEW } else { 0 };
+        let mut flags = if new { GROUP_NEW } else { 0 };
         let was_window = state.is_window;
         if !is_final {
             state.is_window = true;
@@ -295,9 +295,9 @@ impl JsAggregate {
             if state.number.is_some() {
                 return Ok(());
             }
-            flags = aggregate_flags::RELEASE;
+            flags = GROUP_RELEASE;
         } else {
-            flags |= aggregate_flags::FINAL;
+            flags |= GROUP_FINAL;
         }
         if let Some(n) = state.number {
             // The running value is the result; after the final call the number stays in
@@ -311,7 +311,7 @@ impl JsAggregate {
             Ok(WithValue::Value(value)) => {
                 state.new = false;
                 match value.number {
-                    _ if flags == aggregate_flags::RELEASE => Ok(()),
+                    _ if flags == GROUP_RELEASE => Ok(()),
                     Some(n) => {
                         out.set(ValueRef::Real(n));
                         Ok(())
@@ -346,7 +346,7 @@ impl JsAggregate {
             Err(error) if !matches!(error, StoreError::Pending) => return Err(Failed::Own(error)),
             Err(error) => Err(error),
         };
-        let cleanup = flags & aggregate_flags::FINAL != 0;
+        let cleanup = flags & GROUP_FINAL != 0;
         let value = match delivered {
             Ok(Some(value)) => value,
             Ok(None) if !cleanup => self.call_value(id, flags)?,
@@ -374,7 +374,7 @@ impl JsAggregate {
             }
         };
         state.new = false;
-        if flags == aggregate_flags::RELEASE {
+        if flags == GROUP_RELEASE {
             return Ok(());
         }
         Ok(frame_result(js, value, out, || self.prefix())?)
@@ -407,7 +407,7 @@ impl JsAggregate {
                     values: &values,
                     args: &[],
                     safe_ints: false,
-                    state: Some((id, aggregate_flags::RELEASE)),
+                    state: Some((id, GROUP_RELEASE)),
                 };
                 call_framed(js, &call)
             });

@@ -1,13 +1,13 @@
 //! Queued aggregate calls. An aggregate's `step` and `inverse` give SQLite nothing back,
 //! so a call whose arguments are numbers or NULL is written to a queue in the result
-//! slots (`slots::QUEUE`) instead of crossing into JS; the queue is delivered, in order,
+//! slots (`slot::QUEUE`) instead of crossing into JS; the queue is delivered, in order,
 //! by one call of the JS layer's `deliver` (lib/database/call-frame.cjs) before any other
-//! callback runs JS and before the step that queued it returns (`step_frames`), so no JS
+//! callback runs JS and before the step that queued it returns (`frames`), so no JS
 //! runs between a queued call and its delivery. An aggregate's value call is delivered
 //! with the queue, as its last entry, in the same JS call.
 //!
 //! Only a step that no callback runs inside, of a read-only statement, queues
-//! (`step_frames::may_queue`): when a delivered call throws, SQLite had made no write
+//! (`frames::may_queue`): when a delivered call throws, SQLite had made no write
 //! since, and the calls queued after it are dropped, as SQLite would never have made them.
 //!
 //! A window function queues two calls and delivers three per row, so the queue's state is
@@ -20,8 +20,9 @@ use std::rc::Rc;
 use rusqlite::types::ValueRef;
 
 use crate::engine::callbacks::call::{report, Framed};
-use crate::engine::callbacks::frames as step_frames;
+use crate::engine::callbacks::frames;
 use crate::engine::callbacks::scope::{callback_scope, ScopeCache};
+use crate::engine::js::protocol::{group, slot};
 use crate::engine::js::result_slots as slots;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{JsRef, Napi, Raw, ResultSlots};
@@ -54,25 +55,27 @@ impl Runner {
     }
 }
 
-/// What a queued call does (twins in lib/database/call-frame.cjs).
+/// What a queued call does (`protocol::group`).
 #[derive(Clone, Copy)]
 pub enum Kind {
-    Step = 0,
-    Inverse = 1,
-    Value = 2,
+    Step = group::QUEUED_STEP as isize,
+    Inverse = group::QUEUED_INVERSE as isize,
+    Value = group::QUEUED_VALUE as isize,
 }
 
 /// The most queued calls, the most arguments a queued call has, and the most
 /// registrations one delivery serves (`deliver`'s parameters).
 const MAX_CALLS: i32 = 256;
 const MAX_ARGS: usize = 8;
-const MAX_RUNNERS: usize = 4;
+const MAX_RUNNERS: usize = group::QUEUE_RUNNERS;
+/// The slots before a queued call's arguments.
+const HEADER: usize = group::QUEUED_HEADER;
 
-/// An argument's type in the queue (2 bits each, twins in call-frame.cjs).
-const NULL: i32 = 0;
-const INT32: i32 = 1;
-const DOUBLE: i32 = 2;
-const INT64: i32 = 3;
+/// An argument's type in the queue (`protocol::group`).
+const NULL: i32 = group::ARG_NULL as i32;
+const INT32: i32 = group::ARG_INT32 as i32;
+const DOUBLE: i32 = group::ARG_DOUBLE as i32;
+const INT64: i32 = group::ARG_INT64 as i32;
 
 type Runners = [Option<Rc<Runner>>; MAX_RUNNERS];
 const NO_RUNNER: Option<Rc<Runner>> = None;
@@ -83,14 +86,14 @@ struct Queue {
     js: Cell<Option<Napi>>,
     db: Cell<u32>,
     calls: Cell<i32>,
-    /// Slots used from `slots::QUEUE` on.
+    /// Slots used from `slot::QUEUE` on.
     used: Cell<usize>,
     /// The registrations the queued calls number, the first `runner_count` of them (the
     /// others are left from earlier deliveries, for the next ones to reuse, until the step
     /// ends).
     runners: RefCell<Runners>,
     runner_count: Cell<usize>,
-    /// Whether `step_frames` was told how this thread delivers (once is enough).
+    /// Whether `frames` was told how this thread delivers (once is enough).
     told: Cell<bool>,
 }
 
@@ -184,7 +187,7 @@ fn push(call: &Call<'_>) -> Pushed {
             // Calls held in the queue prove that this is the step that queued them, run
             // with no JS since: every callback that runs JS, and the step's end, deliver
             // them first. Only an empty queue needs asking.
-            if !queue.queued.get() && !step_frames::may_queue() {
+            if !queue.queued.get() && !frames::may_queue() {
                 return Pushed::Refused;
             }
             queue.push(frame, call)
@@ -197,7 +200,7 @@ impl Queue {
     fn push(&self, frame: &ResultSlots, call: &Call<'_>) -> Pushed {
         let (used, calls) = (self.used.get(), self.calls.get());
         let argc = call.args.len();
-        if calls >= MAX_CALLS || used + 2 + argc > slots::QUEUE_SLOTS {
+        if calls >= MAX_CALLS || used + HEADER + argc > slot::QUEUE_SLOTS {
             return Pushed::Full;
         }
         let count = self.runner_count.get();
@@ -212,10 +215,10 @@ impl Queue {
             None if count < MAX_RUNNERS => count,
             None => return Pushed::Full,
         };
-        let at = slots::QUEUE + used;
+        let at = slot::QUEUE + used;
         let mut types = 0;
         for (i, arg) in call.args.iter().enumerate() {
-            let slot = at + 2 + i;
+            let slot = at + HEADER + i;
             let t = match arg.get() {
                 ValueRef::Integer(n) if call.safe_ints => {
                     frame.put_i64(slot, n);
@@ -239,7 +242,7 @@ impl Queue {
                 // What was written past the queue's end is not read.
                 ValueRef::Text(_) | ValueRef::Blob(_) => return Pushed::Refused,
             };
-            types |= t << (2 * i);
+            types |= t << (group::ARG_TYPE_BITS as usize * i);
         }
         if index == count {
             let mut runners = self.runners.borrow_mut();
@@ -248,18 +251,20 @@ impl Queue {
             }
             self.runner_count.set(count + 1);
         }
-        let word = call.flags as i32 | (call.kind as i32) << 8 | (argc as i32) << 16;
+        let word = call.flags as i32
+            | (call.kind as i32) << group::QUEUED_KIND_SHIFT
+            | (argc as i32) << group::QUEUED_ARGC_SHIFT;
         frame.put_i32_pair(at, index as i32, call.state as i32);
         frame.put_i32_pair(at + 1, word, types);
         let calls = calls + 1;
-        frame.put_i32(slots::QUEUE_LEN, calls);
-        self.used.set(used + 2 + argc);
+        frame.put_i32(slot::QUEUE_LEN, calls);
+        self.used.set(used + HEADER + argc);
         self.calls.set(calls);
         self.js.set(Some(call.js));
         self.db.set(call.db);
         self.queued.set(true);
         if !self.told.replace(true) {
-            step_frames::set_deliverer(deliver_at_step_end);
+            frames::set_deliverer(deliver_at_step_end);
         }
         Pushed::Queued(calls)
     }
@@ -299,7 +304,7 @@ pub fn deliver_with_value(js: Napi, db: u32, runner: &Rc<Runner>, state: u32, fl
         safe_ints: false,
     };
     // One access to the queue for the call and the delivery. The step need not be one that
-    // queues (`step_frames::may_queue`): this call is not left for later, it runs now,
+    // queues (`frames::may_queue`): this call is not left for later, it runs now,
     // after the calls queued before it, as it would after their delivery.
     let taken = slots::with_shared(|frame| {
         let frame = frame?;
@@ -332,10 +337,10 @@ pub fn deliver_with_value(js: Napi, db: u32, runner: &Rc<Runner>, state: u32, fl
 
 /// Which queued call threw in the last delivery (-1 when unknown).
 fn failed_at() -> i32 {
-    slots::with_shared(|frame| frame.map_or(-1, |frame| frame.get_i32(slots::QUEUE_LEN)))
+    slots::with_shared(|frame| frame.map_or(-1, |frame| frame.get_i32(slot::QUEUE_LEN)))
 }
 
-/// The step's last delivery (`step_frames::StepFrame::finish`).
+/// The step's last delivery (`frames::StepFrame::finish`).
 fn deliver_at_step_end() -> bool {
     let Some(js) = QUEUE.with(|queue| queue.js.get()) else {
         return true;
@@ -384,7 +389,7 @@ fn run_taken(js: Napi, taken: Taken) -> SResult<Option<Framed>> {
     }
     let delivered = call_deliver(js, taken.db, taken.count);
     if delivered.is_err() {
-        step_frames::delivery_failed();
+        frames::delivery_failed();
     }
     delivered.map(Some)
 }
@@ -411,8 +416,8 @@ fn call_deliver(js: Napi, db: u32, count: usize) -> SResult<Framed> {
     let value = js.call(deliver, undefined, &argv[..count])?;
     let number = slots::with_shared(|frame| {
         frame
-            .filter(|frame| frame.get(slots::CALL_RESULT_IS_NUMBER) == 1.0)
-            .map(|frame| frame.get(slots::CALL_RESULT))
+            .filter(|frame| frame.get(slot::CALL_RESULT_IS_NUMBER) == 1.0)
+            .map(|frame| frame.get(slot::CALL_RESULT))
     });
     Ok(Framed { value, number })
 }

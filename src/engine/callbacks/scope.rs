@@ -9,7 +9,7 @@ use std::cell::Cell;
 use crate::error::SResult;
 use crate::ffi::napi::{JsRef, Napi, Raw, Scope};
 
-use super::frames::{self as step_frames, CallbackRunning, StepResource};
+use super::frames::{self, CallbackRunning, StepResource};
 
 /// The handle scope for one user callback of connection `db`, which counts itself
 /// running (busy) for as long as the returned guard lives. A callback that its
@@ -19,12 +19,12 @@ use super::frames::{self as step_frames, CallbackRunning, StepResource};
 /// closing a Node-API scope costs more than a small callback); any other callback
 /// gets a scope of its own.
 pub fn callback_scope(js: Napi, db: u32) -> SResult<(CallbackScope, CallbackRunning)> {
-    if let Some((epoch, running)) = step_frames::enter_bare(db, BARE) {
+    if let Some((epoch, running)) = frames::enter_bare(db, BARE) {
         return Ok((CallbackScope::Batch(epoch), running));
     }
     // Taken before entering: the step frames are busy while `enter_callback` runs.
-    let epoch = step_frames::new_epoch();
-    step_frames::enter_callback(db, |slot| {
+    let epoch = frames::new_epoch();
+    frames::enter_callback(db, |slot| {
         let Some(slot) = slot else {
             return Ok(CallbackScope::Own { _scope: js.scope()? });
         };
@@ -52,7 +52,7 @@ pub fn callback_scope(js: Napi, db: u32) -> SResult<(CallbackScope, CallbackRunn
 /// as it is (the usual call): None, with nothing entered, otherwise.
 #[inline]
 pub fn lent_callback_scope(js: Napi, db: u32) -> Option<(CallbackScope, CallbackRunning)> {
-    step_frames::enter_lent(db, js.env() as usize, BATCH).map(|(epoch, running)| (CallbackScope::Batch(epoch), running))
+    frames::enter_lent(db, js.env() as usize, BATCH).map(|(epoch, running)| (CallbackScope::Batch(epoch), running))
 }
 
 /// How many callbacks of one step share a handle scope: few enough that their values
@@ -60,7 +60,7 @@ pub fn lent_callback_scope(js: Napi, db: u32) -> Option<(CallbackScope, Callback
 const BATCH: u32 = 256;
 
 /// How many callbacks of one step use the caller's scope before the step opens one
-/// (`step_frames::enter_bare`): a step that runs a function once per row pays no scope.
+/// (`frames::enter_bare`): a step that runs a function once per row pays no scope.
 const BARE: u32 = 4;
 
 /// A callback's handle scope: its own, or its step's shared one, which has an epoch

@@ -2,7 +2,7 @@
 //! is a kind (an object, an array, a lone value, better-sqlite3's expanded object), the
 //! number of values each row takes, and its keys; forms are numbered per thread, JS asks
 //! for a form's description once (`native.rowForm(id)`) and builds every row of it with
-//! one function made for it (lib/rows.cjs).
+//! one function made for it (lib/database/rows.cjs).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -10,17 +10,16 @@ use std::collections::HashMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-/// What a row of a form is (its number is the first item of the description JS reads).
+use crate::engine::js::protocol::form;
+
+/// What a row of a form is (its number, `protocol::form`, is the first item of the
+/// description JS reads).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum FormKind {
-    /// An object of the keys in order (FLAT rows, the store's rows).
-    Object = 0,
-    /// An array of the values (RAW rows).
-    Array = 1,
-    /// The value itself (PLUCK rows).
-    Value = 2,
-    /// better-sqlite3's `expand()` object: keys are (table, column) pairs.
-    Expanded = 3,
+    Object = form::FORM_OBJECT as isize,
+    Array = form::FORM_ARRAY as isize,
+    Value = form::FORM_VALUE as isize,
+    Expanded = form::FORM_EXPANDED as isize,
 }
 
 /// A form as registered: its description, each item after a NUL (SQLite's names hold
