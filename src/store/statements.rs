@@ -15,7 +15,6 @@ use super::stmt::{Effect, Stmt};
 use crate::engine::bind::{args_into, bind_args, bind_raw, Args, BoundValues, Collect, TOO_FEW, TOO_MANY};
 use crate::engine::connection::{with_handle, Core};
 use crate::engine::js::protocol::RowMode;
-use crate::engine::js::result_slots as slots;
 use crate::engine::js::sql_value::bound_from_js;
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::{all_rows, first_row, Read, RowLayout};
@@ -193,7 +192,7 @@ fn named_parameters(sql: &str) -> Vec<&str> {
     names
 }
 
-/// A store statement call `(db, id, ...params)` (a variadic function: `js::napi`) on the
+/// A store statement call `(db, id, ...params)` (a variadic function: `ffi::napi`) on the
 /// connection behind `db`.
 fn store_call(js: Napi, args: &[Raw], f: impl FnOnce(&Core, &[Raw], u32) -> SResult<Raw>) -> Result<Raw> {
     let [db, id, params @ ..] = args else {
@@ -217,7 +216,7 @@ pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
     })
 }
 
-/// `S.<name>.get(...params)`: the first row (`js::rows::one_row`: a row of one value as
+/// `S.<name>.get(...params)`: the first row (`rows::out::one_row`: a row of one value as
 /// that value, its form in the ROW_FORM slot), undefined when there is none.
 pub fn store_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_rows(js, args, true)
@@ -240,12 +239,7 @@ fn store_rows(js: Napi, args: &[Raw], first_only: bool) -> Result<Raw> {
             if !first_only {
                 return all_rows(js, &core.conn, stmt, layout, read);
             }
-            let (value, form) = match first_row(js, &core.conn, stmt, layout, read)? {
-                Some(row) => row,
-                None => (js.undefined()?, None),
-            };
-            slots::set(js, slots::ROW_FORM, form.map_or(-1.0, f64::from))?;
-            Ok(value)
+            first_row(js, &core.conn, stmt, layout, read)
         })
     })
 }

@@ -58,10 +58,7 @@ pub fn facade_pragma(env: Env, db: u32, source: JsVal, simple: bool, safe_intege
             return Ok(Returned(all_rows(js, &core.conn, &mut stmt, &mut layout, read)?));
         }
         let read = Read::plain(RowMode::Pluck, safe_integers);
-        match first_row(js, &core.conn, &mut stmt, &mut layout, read)? {
-            Some((value, _)) => Ok(Returned(value)),
-            None => Ok(Returned(js.undefined()?)),
-        }
+        Ok(Returned(first_row(js, &core.conn, &mut stmt, &mut layout, read)?))
     })
 }
 

@@ -1,6 +1,6 @@
 //! The better-sqlite3-compatible `db` handle: statements prepared by JS callers on the
 //! store's own connection, kept prepared in Rust and addressed by id. Rows leave through
-//! `js::rows`, in every row mode.
+//! `engine::rows`, in every row mode.
 //! The checks, their order and their messages follow better-sqlite3 12
 //! (`Statement::JS_*`, `Database::JS_exec`, `lib/methods/transaction.js`).
 //!

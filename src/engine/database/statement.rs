@@ -1,6 +1,6 @@
 //! `Statement`'s methods: run, get, all, iterate, bind, columns. Binding follows
 //! better-sqlite3's `Binder` (after `sqlite3_clear_bindings`), through the shared rules
-//! in `js::bind`.
+//! in `engine::bind`.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -9,10 +9,12 @@ use rusqlite::ffi;
 use crate::engine::bind::{args_into, args_of, bind_args, bind_in_order, parameter_keys, Arg, Args, Direct};
 use crate::engine::connection::statement_cache::{HeldStmt, HeldTable};
 use crate::engine::connection::{core_of, with_handle, Core};
-use crate::engine::js::protocol::{pack_statement, CallKind, RowMode, IN_ORDER, MODE_BITS, SAFE_INTEGERS};
+use crate::engine::js::protocol::mode::{IN_ORDER, SAFE_INTEGERS};
+use crate::engine::js::protocol::slot;
+use crate::engine::js::protocol::{pack_statement, CallKind, RowMode};
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::value::JsVal;
-use crate::engine::rows::{all_rows, current_row, first_row, Read};
+use crate::engine::rows::{all_rows, current_row, first_row, no_row, Read};
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{Napi, Raw};
 use crate::ffi::sqlite as raw;
@@ -38,28 +40,35 @@ fn bind_params(js: Napi, held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()>
 /// logger (bindings cleared if it throws).
 #[inline]
 fn start(js: Napi, core: &Core, held: &mut HeldStmt, mode: u32, params: &[Raw]) -> SResult<()> {
-    if mode & IN_ORDER != 0 && !held.bound {
-        bind_values_in_order(js, held, params)?;
+    if held.bound {
+        if !params.is_empty() {
+            return Err(already_bound());
+        }
     } else {
-        let mut args = Args::new();
-        args_into(js, params, &mut args)?;
-        bind_call(js, held, &args)?;
+        let bound = if mode & IN_ORDER != 0 {
+            bind_in_order(js, &mut Direct(&mut held.stmt), params)
+        } else {
+            let mut args = Args::new();
+            args_into(js, params, &mut args)
+                .and_then(|()| bind_args(js, &mut Direct(&mut held.stmt), &args, Some(&mut held.named_keys)))
+        };
+        if bound.is_err() {
+            held.stmt.clear_bindings();
+            return bound;
+        }
     }
     if core.settings.logger.get().is_some() {
-        return log_bound(js, core, held);
+        let logged = log_stmt(js, core, &held.stmt);
+        if logged.is_err() {
+            finish(held);
+        }
+        return logged;
     }
     Ok(())
 }
 
-/// The logging part of [`start`], out of the way of the calls without a logger.
-#[cold]
-#[inline(never)]
-fn log_bound(js: Napi, core: &Core, held: &mut HeldStmt) -> SResult<()> {
-    let logged = log_stmt(js, core, &held.stmt);
-    if logged.is_err() {
-        finish(held);
-    }
-    logged
+fn already_bound() -> StoreError {
+    StoreError::type_error("This statement already has bound parameters")
 }
 
 /// Values the JS layer read from a named-parameter object, one per parameter in order
@@ -70,16 +79,6 @@ fn bind_values_in_order(js: Napi, held: &mut HeldStmt, params: &[Raw]) -> SResul
         held.stmt.clear_bindings();
     }
     bound
-}
-
-fn bind_call(js: Napi, held: &mut HeldStmt, params: &[Arg<'_>]) -> SResult<()> {
-    if !held.bound {
-        bind_params(js, held, params)
-    } else if !params.is_empty() {
-        Err(StoreError::type_error("This statement already has bound parameters"))
-    } else {
-        Ok(())
-    }
 }
 
 /// Bindings last one call unless `bind()` made them permanent.
@@ -150,8 +149,8 @@ pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
     with_handle(&env, db, |core| {
         let changes = run_stmt(js, core, id, mode, params)?;
         let rowid = raw::last_insert_rowid(&core.conn);
-        slots::set(js, slots::LAST_ROWID, rowid as f64)?;
-        slots::set(js, slots::LAST_ROWID_BITS, f64::from_bits(rowid as u64))?;
+        slots::set(js, slot::LAST_ROWID, rowid as f64)?;
+        slots::set(js, slot::LAST_ROWID_BITS, f64::from_bits(rowid as u64))?;
         js.number(f64::from(changes))
     })
 }
@@ -183,33 +182,22 @@ fn run_stmt(js: Napi, core: &Core, id: u32, mode: u32, params: &[Raw]) -> SResul
 /// How a statement call's mode reads: better-sqlite3's row mode, plus [`SAFE_INTEGERS`]
 /// for INTEGER values as BigInt.
 pub(super) fn read_of(mode: u32) -> Read<'static> {
-    Read::plain(RowMode::from_wire(mode & MODE_BITS), mode & SAFE_INTEGERS != 0)
-}
-
-/// A row or lone value for JS, its form (if JS wraps it) left in the ROW_FORM slot.
-fn row_out(js: Napi, row: Option<(Raw, Option<u32>)>) -> SResult<Raw> {
-    let (value, form) = match row {
-        Some(row) => row,
-        None => (js.undefined()?, None),
-    };
-    slots::set(js, slots::ROW_FORM, form.map_or(-1.0, f64::from))?;
-    Ok(value)
+    Read::plain(RowMode::from_wire(mode), mode & SAFE_INTEGERS != 0)
 }
 
 /// `stmt.get(...params)` as `facadeGet(db, id, mode, ...params)` (a variadic function):
-/// the first row in `mode` (`js::rows::one_row`: a row of one value as that value, its
+/// the first row in `mode` (`rows::out::one_row`: a row of one value as that value, its
 /// form in the ROW_FORM slot), or `undefined` when there is none.
 pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
     let read = read_of(mode);
     with_started(js, db, id, mode, params, |core, held| {
-        let row = first_row(js, &core.conn, &mut held.stmt, &mut held.layout, read)?;
-        row_out(js, row)
+        first_row(js, &core.conn, &mut held.stmt, &mut held.layout, read)
     })
 }
 
 /// `stmt.all(...params)` as `facadeAll(db, id, mode, ...params)` (a variadic function):
-/// the rows as an array (`js::rows`).
+/// the rows as an array (`engine::rows`).
 pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
     let ([db, id, mode], params) = split_args::<3>(js, args)?;
     let read = read_of(mode);
@@ -251,13 +239,17 @@ pub fn facade_iter_start(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -
         idle(&mut table, id)?;
         table.may_begin_iteration()?;
         let held = table.get(id)?;
-        if mode & IN_ORDER != 0 && !held.bound {
+        if held.bound {
+            if !args_of(&params)?.is_empty() {
+                return Err(already_bound());
+            }
+        } else if mode & IN_ORDER != 0 {
             let values = (0..params.array_len()?)
                 .map(|i| params.element(i).map(|v| v.raw()))
                 .collect::<SResult<Vec<Raw>>>()?;
             bind_values_in_order(js, held, &values)?;
         } else {
-            bind_call(js, held, &args_of(&params)?)?;
+            bind_params(js, held, &args_of(&params)?)?;
         }
         table.begin_iteration(id)
     })
@@ -284,7 +276,7 @@ pub fn facade_check(js: Napi, args: &[Raw]) -> Result<Raw> {
 }
 
 /// The keys the JS layer reads a named-parameter object by, in parameter order, or null
-/// when a parameter has no name (the object then binds here, `js::bind`).
+/// when a parameter has no name (the object then binds here, `engine::bind`).
 #[napi]
 pub fn facade_parameter_keys(env: Env, db: u32, id: u32) -> Result<Option<Vec<String>>> {
     with_handle(&env, db, |core| Ok(parameter_keys(&*statements(core)?.get(id)?.stmt)))
@@ -324,11 +316,11 @@ pub fn facade_iter_next(js: Napi, args: &[Raw]) -> Result<Raw> {
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;
         if !iter_step(js, core, &mut table, id)? {
-            return row_out(js, None);
+            return no_row(js);
         }
         let held = table.get(id)?;
         match current_row(js, &held.stmt, &mut held.layout, read_of(mode)) {
-            Ok(row) => row_out(js, Some(row)),
+            Ok(row) => Ok(row),
             Err(error) => {
                 // A row that could not be made ends the iteration, as an error stepping does.
                 end_iteration(&mut table, id)?;

@@ -3,8 +3,9 @@
 //! A logger that throws stops the statement; its exception is the one JS sees.
 
 use crate::engine::connection::Core;
+use crate::engine::js::protocol::slot;
 use crate::engine::js::result_slots as slots;
-use crate::error::{SResult, StoreError};
+use crate::error::SResult;
 use crate::ffi::napi::Napi;
 use crate::ffi::sqlite::RawStmt;
 
@@ -24,14 +25,14 @@ pub(super) fn log_text(js: Napi, core: &Core, sql: &[u8]) -> SResult<()> {
     let Some(logger) = core.settings.logger.get() else {
         return Ok(());
     };
-    let f = logger.function.value(js)?;
-    let arg = js.string_utf8(sql)?;
-    let outer = slots::get(slots::BUSY);
-    slots::set(js, slots::BUSY, f64::from(logger.handle) + 1.0)?;
-    let called = js.call_function(js.undefined()?, f, &[arg]);
-    slots::set(js, slots::BUSY, outer)?;
-    match called {
-        Ok(_) => Ok(()),
-        Err(_) => Err(StoreError::Pending),
-    }
+    let outer = slots::get(slot::BUSY);
+    slots::set(js, slot::BUSY, f64::from(logger.handle) + 1.0)?;
+    let called = (|| {
+        let f = logger.function.local(js)?;
+        let arg = js.string_utf8(sql)?;
+        js.call_function(js.undefined()?, f, &[arg])
+    })();
+    slots::set(js, slot::BUSY, outer)?;
+    // A logger that throws leaves its exception pending: the statement stops with it.
+    called.map(|_| ())
 }

@@ -19,8 +19,8 @@ impl Persistent {
         })
     }
 
-    /// The value, in the environment it was made in.
-    pub fn value(&self, js: Napi) -> SResult<Raw> {
+    /// The value as a handle of the current call, in the environment it was made in.
+    pub fn local(&self, js: Napi) -> SResult<Raw> {
         js.reference_value(self.reference)
     }
 }

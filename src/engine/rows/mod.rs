@@ -3,7 +3,7 @@
 //! own reads).
 //!
 //! - `layout`: which columns a statement's rows take and how, and their form.
-//! - `forms`: the numbered forms the JS layer builds rows by (lib/rows.cjs).
+//! - `forms`: the numbered forms the JS layer builds rows by (lib/database/rows.cjs).
 //! - `out`: handing rows to JS: many through the JS row filler a chunk at a time, one as
 //!   its lone value or through the filler.
 
@@ -12,7 +12,7 @@ mod layout;
 mod out;
 
 pub use layout::{RowLayout, RowShape, PLAIN};
-pub use out::{one_row, RowBatch};
+pub use out::{no_row, one_row, RowBatch};
 
 use rusqlite::{ffi, Connection};
 
@@ -75,24 +75,24 @@ fn step_all(js: Napi, stmt: &mut Statement, memo: &mut Option<RowLayout>, read: 
     Ok((batch.finish()?, status))
 }
 
-/// Steps a bound statement once and returns its first row as [`one_row`] gives it (None
-/// when there is none), then resets it.
+/// Steps a bound statement once and returns its first row as [`one_row`] gives it
+/// ([`no_row`] when there is none), then resets it.
 pub fn first_row(
     js: Napi,
     conn: &Connection,
     stmt: &mut Statement,
     memo: &mut Option<RowLayout>,
     read: Read<'_>,
-) -> SResult<Option<(Raw, Option<u32>)>> {
+) -> SResult<Raw> {
     match stmt.step() {
         ffi::SQLITE_ROW => {
             let row = current_row(js, stmt, memo, read);
             stmt.reset();
-            row.map(Some)
+            row
         }
         ffi::SQLITE_DONE => {
             stmt.reset();
-            Ok(None)
+            no_row(js)
         }
         _ => {
             stmt.reset();
@@ -102,12 +102,7 @@ pub fn first_row(
 }
 
 /// The current row of a stepped statement, as [`one_row`] gives it.
-pub fn current_row(
-    js: Napi,
-    stmt: &RawStmt,
-    memo: &mut Option<RowLayout>,
-    read: Read<'_>,
-) -> SResult<(Raw, Option<u32>)> {
+pub fn current_row(js: Napi, stmt: &RawStmt, memo: &mut Option<RowLayout>, read: Read<'_>) -> SResult<Raw> {
     let layout = RowLayout::current(memo, stmt, read.shape, read.mode);
     one_row(js, stmt, layout, read.safe_integers)
 }

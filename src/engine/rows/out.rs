@@ -1,7 +1,7 @@
 //! Rows leaving for JS. Every read builds its rows here, from a statement its caller
 //! steps and the statement's [`RowLayout`]:
 //! - [`RowBatch`] (`all()`, `pragma`, the store's `all`): the values of many rows go to
-//!   the JS layer's row filler (lib/rows.cjs `fill`) a chunk at a time, as the arguments
+//!   the JS layer's row filler (lib/database/rows.cjs `fill`) a chunk at a time, as the arguments
 //!   of one call that builds the chunk's rows and appends them to the result array. A
 //!   chunk's values live in a handle scope of their own, closed once they are in rows.
 //! - [`one_row`] (`get()`, an iterator's `next()`, the store's `get`): a row of one value
@@ -16,8 +16,11 @@ use std::cell::RefCell;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rusqlite::types::ValueRef;
 
 use crate::engine::js::json_out::JsonOut;
+use crate::engine::js::protocol::slot;
+use crate::engine::js::result_slots;
 use crate::engine::js::throw::Throw;
 use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
@@ -40,7 +43,7 @@ const CHUNK_JSON: usize = 1 << 20;
 const LEAD: usize = 5;
 
 thread_local! {
-    /// This thread's row filler (lib/rows.cjs), set once when the binding loads.
+    /// This thread's row filler (lib/database/rows.cjs), set once when the binding loads.
     static FILLER: RefCell<Option<JsRef>> = const { RefCell::new(None) };
 }
 
@@ -80,21 +83,23 @@ fn form_js(js: Napi, form: &Form) -> SResult<Raw> {
 /// Column `i` of the current row as its layout has it.
 #[inline]
 fn column_js(js: Napi, stmt: &RawStmt, i: usize, column: Column, safe_integers: bool) -> SResult<Raw> {
+    value_js(js, column_value(stmt, i, column), safe_integers)
+}
+
+/// Column `i`'s value, or the text a falsy one defaults to.
+#[inline]
+fn column_value<'s>(stmt: &'s RawStmt, i: usize, column: Column) -> ValueRef<'s> {
     let v = stmt.column(i);
     match column {
-        Column::FalsyDefault(default) if !value_truthy(v) => js.text(default.as_bytes()),
-        _ => value_js(js, v, safe_integers),
+        Column::FalsyDefault(default) if !value_truthy(v) => ValueRef::Text(default.as_bytes()),
+        _ => v,
     }
 }
 
 /// [`column_js`] for the filler, which wraps small BLOBs itself (the flag says this one).
 #[inline]
 fn column_wrapped(js: Napi, stmt: &RawStmt, i: usize, column: Column, safe_integers: bool) -> SResult<(Raw, bool)> {
-    let v = stmt.column(i);
-    match column {
-        Column::FalsyDefault(default) if !value_truthy(v) => Ok((js.text(default.as_bytes())?, false)),
-        _ => value_js_wrapped(js, v, safe_integers),
-    }
+    value_js_wrapped(js, column_value(stmt, i, column), safe_integers)
 }
 
 /// The rows of one call, handed to the filler a chunk at a time.
@@ -205,18 +210,28 @@ impl<'l> RowBatch<'l> {
     }
 }
 
-/// The current row of a stepped statement for `get()` and iterators: the row itself and
-/// None, or a lone value and the number of the form JS wraps it in.
-pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool) -> SResult<(Raw, Option<u32>)> {
-    if let [(i, column)] = layout.values[..] {
-        if layout.kind == FormKind::Value {
-            return Ok((column_js(js, stmt, i, column, safe_integers)?, None));
+/// The current row of a stepped statement for `get()` and iterators: the row itself, or
+/// a lone value whose form JS wraps it in, left in the ROW_FORM result slot (-1: none).
+pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool) -> SResult<Raw> {
+    let lone = match layout.values[..] {
+        [(i, column)] if layout.kind == FormKind::Value => Some((i, column, -1.0)),
+        [(i, column)] => layout.single_value().map(|form| (i, column, f64::from(form))),
+        _ => None,
+    };
+    let (value, form) = match lone {
+        Some((i, column, form)) => (column_js(js, stmt, i, column, safe_integers)?, form),
+        None => {
+            let mut batch = RowBatch::new(js, layout, safe_integers, js.null()?, false)?;
+            batch.push(stmt)?;
+            (batch.flush()?, -1.0)
         }
-        if let Some(form) = layout.single_value() {
-            return Ok((column_js(js, stmt, i, column, safe_integers)?, Some(form)));
-        }
-    }
-    let mut batch = RowBatch::new(js, layout, safe_integers, js.null()?, false)?;
-    batch.push(stmt)?;
-    Ok((batch.flush()?, None))
+    };
+    result_slots::set(js, slot::ROW_FORM, form)?;
+    Ok(value)
+}
+
+/// No row: `undefined`, with no form to wrap it in.
+pub fn no_row(js: Napi) -> SResult<Raw> {
+    result_slots::set(js, slot::ROW_FORM, -1.0)?;
+    js.undefined()
 }
