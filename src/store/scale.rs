@@ -21,6 +21,7 @@
 use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 
+use crate::engine::connection::companions::Companion;
 use crate::engine::connection::Core;
 use crate::engine::transaction::{in_transaction, Behavior};
 use crate::error::{SResult, StoreError};
@@ -149,11 +150,14 @@ fn adapt(core: &Core, store: &StoreState) {
     }
 }
 
-/// After `db.transaction(fn)` committed: the conversion a store call inside it deferred.
-pub fn after_commit(core: &Core, store: &StoreState) {
-    let state = store.log.get();
-    if state.convert_after_commit && !state.large {
-        adapt(core, store);
+/// The store's companion is told of commits here: after `db.transaction(fn)` committed,
+/// the conversion a store call inside it deferred.
+impl Companion for StoreState {
+    fn after_commit(&self, core: &Core) {
+        let state = self.log.get();
+        if state.convert_after_commit && !state.large {
+            adapt(core, self);
+        }
     }
 }
 

@@ -1,15 +1,13 @@
 //! What the store keeps with its connection, as a companion of it (registered by the
 //! first store call, `storeOpen` or a statistics reader's): what it last saw of the log's
-//! size (`scale`) and the background checkpointer (`wal`).
+//! size (`scale`, which also does its work after a commit) and the background
+//! checkpointer (`wal`).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::engine::checkpointer::Checkpointer;
-use crate::engine::connection::companions::Companion;
 use crate::engine::connection::Core;
-
-use super::scale;
 
 #[derive(Default)]
 pub struct StoreState {
@@ -34,11 +32,5 @@ impl StoreState {
     /// The store's state on `core`'s connection (made on first use).
     pub fn of(core: &Core) -> Rc<StoreState> {
         core.companions.get_or_insert_with(StoreState::default)
-    }
-}
-
-impl Companion for StoreState {
-    fn after_commit(&self, core: &Core) {
-        scale::after_commit(core, self);
     }
 }

@@ -1,4 +1,4 @@
-//! A JS value built directly through `js::napi` and returned to JS as is: the facade's
+//! A JS value built directly through `ffi::napi` and returned to JS as is: the facade's
 //! `get()` hot path (building a row through napi-rs's typed wrappers or JSON costs more).
 
 use napi::bindgen_prelude::{ToNapiValue, TypeName};
