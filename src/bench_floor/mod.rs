@@ -1,4 +1,4 @@
-//! The benchmarks' floor (`sqlite::floor`) as bench/run.mjs drives it: record the
+//! The benchmarks' floor as bench/run.mjs drives it: record the
 //! statements a series of calls runs, then replay them from Rust on another connection.
 //! Internal to the benchmarks; not part of the package's API.
 

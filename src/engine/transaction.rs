@@ -100,7 +100,7 @@ impl<'c> Tx<'c> {
     }
 
     /// Commits; on failure leaves the transaction open, for callers that roll back
-    /// themselves (the glue's `db.transaction` catch block calls `tx_rollback`).
+    /// themselves (the JS layer's `db.transaction` catch block calls `tx_rollback`).
     pub fn commit_or_detach(mut self) -> SResult<()> {
         self.open = false;
         let sql = if self.level == Level::Outer { "COMMIT" } else { RELEASE };

@@ -1,5 +1,5 @@
 //! The shapes of the store's rows: the original's `parse*Row` helpers, applied by
-//! `js::rows` when it writes a row (each stored `*_json` column dropped from its place
+//! `engine::rows` when it writes a row (each stored `*_json` column dropped from its place
 //! and its parsed value appended under the short name).
 
 pub use crate::engine::rows::{RowShape, PLAIN};

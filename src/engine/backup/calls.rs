@@ -1,4 +1,4 @@
-//! `db.backup()` and `db.serialize()`: the native half of lib/backup.cjs, which holds
+//! `db.backup()` and `db.serialize()`: the native half of lib/database/backup.cjs, which holds
 //! better-sqlite3's argument checks and steps the backup from the event loop.
 
 use napi::bindgen_prelude::*;

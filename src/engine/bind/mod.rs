@@ -144,7 +144,7 @@ pub fn bind_args<T: BindTarget>(
 }
 
 /// Binds one value per parameter, in the statement's parameter order: the values the JS
-/// layer read from a named-parameter object (lib/binding.cjs, which checked them first
+/// layer read from a named-parameter object (lib/database/binding.cjs, which checked them first
 /// as better-sqlite3 checks each while it reads them), each bound as `values` binds it.
 pub fn bind_in_order<T: BindTarget>(js: Napi, target: &mut T, params: &[Raw]) -> SResult<()> {
     let count = target.parameter_count();
@@ -200,7 +200,7 @@ fn bind_object<T: BindTarget>(
     Ok(count)
 }
 
-/// The arguments of a variadic native call (`js::napi::Variadic`) as they were passed.
+/// The arguments of a variadic native call (`ffi::napi::Variadic`) as they were passed.
 pub fn args_into<'a>(napi: Napi, raw: &[Raw], out: &mut Args<'a>) -> SResult<()> {
     for &v in raw {
         out.push(Arg::Js(JsVal::wrap(napi, v)?));
@@ -208,7 +208,7 @@ pub fn args_into<'a>(napi: Napi, raw: &[Raw], out: &mut Args<'a>) -> SResult<()>
     Ok(())
 }
 
-/// The arguments of a JS call, as the glue's rest parameter gathered them in an array.
+/// The arguments of a JS call, as the JS layer's rest parameter gathered them in an array.
 pub fn args_of<'a>(params: &JsVal) -> SResult<Args<'a>> {
     let len = params.array_len()?;
     let mut out = Args::with_capacity(len as usize);

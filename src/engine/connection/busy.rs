@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | closed | `NativeDb::close` (refused in any other state) | never |
 //! | running: a statement call, `exec`, `pragma`, a transaction step or the `verbose` logger | the statement table borrowed mutably ([`statements`]) | the borrow's drop: return, error, panic |
-//! | in a callback: a user function, aggregate or table of this connection runs | `step_frames::CallbackRunning` (inside a running step) | the guard's drop |
+//! | in a callback: a user function, aggregate or table of this connection runs | `frames::CallbackRunning` (inside a running step) | the guard's drop |
 //! | iterating (per statement; the connection counts them) | `HeldTable::begin_iteration`, after binding | the iterator's end (its last row, an error while stepping, `return()`), the statement's finalization (its object collected), `close` |
 //!
 //! A refusal is a check made before anything is entered, so it leaves nothing behind: a

@@ -1,8 +1,8 @@
-//! Throwing a [`StoreError`] into JS. SQLite failures become instances of the glue's
+//! Throwing a [`StoreError`] into JS. SQLite failures become instances of the JS layer's
 //! `SqliteError` class (registered once, so `instanceof` works like better-sqlite3's);
 //! the others become TypeError/RangeError/Error, with `.code` for domain errors.
 //!
-//! Every Node-API status is checked (through `js::napi`); when one fails the fallback is
+//! Every Node-API status is checked (through `ffi::napi`); when one fails the fallback is
 //! napi-rs's own plain `Error`.
 
 use std::cell::Cell;
@@ -91,7 +91,7 @@ fn throw_raw(napi: Napi, err: StoreError) -> SResult<()> {
     napi.throw(error)
 }
 
-/// `new SqliteError(message, code)`, or None when the glue registered no class.
+/// `new SqliteError(message, code)`, or None when the JS layer registered no class.
 fn new_sqlite_error(napi: Napi, message: Raw, code: &str) -> SResult<Option<Raw>> {
     let reference = SQLITE_ERROR_CTOR.with(|c| c.get());
     if reference.is_null() {

@@ -1,4 +1,4 @@
-//! User-defined SQL functions and aggregates (part of `sqlite::raw`, the one module that
+//! User-defined SQL functions and aggregates (part of `ffi::sqlite`, the one module that
 //! calls SQLite's C API): `sqlite3_create_function_v2` and `sqlite3_create_window_function`
 //! behind the safe traits [`ScalarFunction`] and [`AggregateFunction`]. SQLite owns each
 //! registration's Rust value from then on and drops it through `xDestroy` (when the

@@ -1,4 +1,4 @@
-//! Read-only virtual tables (part of `sqlite::raw`, the one module that calls SQLite's C
+//! Read-only virtual tables (part of `ffi::sqlite`, the one module that calls SQLite's C
 //! API): `sqlite3_create_module_v2` behind the safe traits [`TableModule`] and
 //! [`VirtualTable`]. The query planning is better-sqlite3's: a table's parameters are
 //! hidden columns that only `=` may constrain, each handed to the scan (`xFilter`) in
