@@ -17,3 +17,10 @@ test('the loaded binding\'s exports object keeps fast properties', () => {
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout.trim(), 'function function true');
 });
+
+test('the binary of `npm run build` exports no benchmark recorder (`npm run build:bench` builds one that does)', () => {
+  const native = require('../lib/native.cjs');
+  native.load();
+  const recorder = Object.keys(native).filter((key) => key.startsWith('benchFloor'));
+  assert.deepEqual(recorder, [], 'a binary built with the bench-floor feature: run `npm run build` before the tests');
+});

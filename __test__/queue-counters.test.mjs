@@ -2,7 +2,7 @@
 // must equal a fresh COUNT(*) after every kind of write: store methods, raw SQL through
 // store.db, rollbacks, status changes either way, priority changes, deletes,
 // dead-lettering, replaces, another connection and another process. On a large log they
-// come from the connection's counters (src/sqlite/counters.sql); on a small one the
+// come from the connection's counters (src/store/counters.sql); on a small one the
 // original's statements run. The reference is better-sqlite3 running the original's
 // statements (bench/original-tick.mjs) in a child process, on the same file.
 

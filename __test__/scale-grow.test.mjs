@@ -11,7 +11,7 @@ import test from 'node:test';
 import { Database, createStore } from '../index.mjs';
 import { referenceSkip, repoRoot, tempDir } from './helpers.mjs';
 
-const SCHEMA_SQL = readFileSync(join(repoRoot, 'src', 'sqlite', 'schema.sql'), 'utf8');
+const SCHEMA_SQL = readFileSync(join(repoRoot, 'src', 'store', 'schema.sql'), 'utf8');
 const CHILD = join(repoRoot, '__test__', 'fixtures', 'original-tick-child.mjs');
 const THRESHOLD = 10_000;
 const RECIPIENTS = ['a1', 'a2', 'topic:t1', 'topic:t2', 'a3'];

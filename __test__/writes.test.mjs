@@ -1,5 +1,5 @@
 // The store's writes never wait for a checkpoint or a sync: the background checkpointer
-// (src/sqlite/checkpointer.rs, docs/writes.md) does them, keeps the WAL under its bound
+// (src/engine/checkpointer/, docs/writes.md) does them, keeps the WAL under its bound
 // while other processes read, loses nothing when killed or when the disk is full, and
 // leaves what store.db shows (wal_autocheckpoint, explicit checkpoints) as it was.
 import { test } from 'node:test';

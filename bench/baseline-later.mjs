@@ -12,7 +12,7 @@ import { agentRow, uuidv7 } from './baseline-parts.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The v8 original's triggers, as the addon creates them (verbatim upstream text). */
-const ROLE_INTEGRITY_SQL = readFileSync(join(here, '..', 'src', 'sqlite', 'role_integrity.sql'), 'utf8');
+const ROLE_INTEGRITY_SQL = readFileSync(join(here, '..', 'src', 'store', 'role_integrity.sql'), 'utf8');
 
 const fingerprintOf = (dbPath) => `sqlite:${createHash('sha256').update(String(dbPath)).digest('hex')}`;
 

@@ -35,7 +35,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export { decodeRoleKey, encodeRoleKey, uuidv7 };
 
 /** The addon's schema file: the same v6 schema the original applies. */
-export const SCHEMA_PATH = join(here, '..', 'src', 'sqlite', 'schema.sql');
+export const SCHEMA_PATH = join(here, '..', 'src', 'store', 'schema.sql');
 
 /**
  * The baseline store on `dbPath`. `Database` is better-sqlite3 built for the running Node

@@ -19,7 +19,7 @@ const QUERIES = {
   rows: ['SELECT plus_one(x) AS y FROM t', 10],
 };
 const kind = process.argv[2] in QUERIES ? process.argv[2] : 'scalar';
-const Database = process.argv.includes('--baseline') ? loadReference() : require('../lib/database.cjs').Database;
+const Database = process.argv.includes('--baseline') ? loadReference() : require('../lib/database/database.cjs').Database;
 
 const db = new Database(':memory:');
 db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER NOT NULL)');

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { loadReference } from '../tools/reference.mjs';
 
 const require = createRequire(import.meta.url);
-const { Database } = require('../lib/database.cjs');
+const { Database } = require('../lib/database/database.cjs');
 const BetterSqlite3 = loadReference();
 
 const arg = (name, fallback) => {

@@ -4,7 +4,8 @@
 // file-backed WAL databases seeded with identical rows. The sides' runs alternate; the ratio
 // reported is the median of the per-repetition ratios addon/baseline (lower is better).
 // The floor is the same statements with the same values run from Rust alone
-// (src/sqlite/floor.rs): what SQLite itself costs per call.
+// (src/bench_floor/): what SQLite itself costs per call. Its recorder is in binaries built
+// with `npm run build:bench` only (a release build has none: the floor column is empty).
 //
 //   node bench/run.mjs [--schema 6|7|8] [--reps N] [--only a,b] [--json out.json] [--ms N] [--wal-natural] [--aa] [--keep]
 
@@ -24,7 +25,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const require = createRequire(import.meta.url);
 const native = require('../lib/native.cjs');
-const { connectionHandle } = require('../lib/database.cjs');
 /** The original's statements on node:sqlite, where this Node has it. */
 const NodeSqlite = nodeSqliteDatabase();
 
@@ -200,11 +200,24 @@ function warmUp(db) {
 }
 
 /**
+ * The native connection handle behind a Database (`store.db`), through the symbol-keyed
+ * property the package keeps it under: the floor's replay runs on it.
+ */
+function connectionHandle(db) {
+  const key = Object.getOwnPropertySymbols(db).find((s) => s.description === 'native');
+  return db[key].handle;
+}
+
+/** Whether the loaded binary has the floor's recorder (`npm run build:bench`). */
+const hasFloor = () => typeof native.benchFloorRecord === 'function';
+
+/**
  * The floor of a case: `calls` calls on a fresh file with the statements they run
- * recorded (src/sqlite/floor.rs), then the recording replayed from Rust on another fresh
- * file; the median over three replays, in µs per call.
+ * recorded (src/bench_floor/), then the recording replayed from Rust on another fresh
+ * file; the median over three replays, in µs per call. Null without the recorder.
  */
 function floorOf(c, createStore, dir, calls) {
+  if (!hasFloor()) return null;
   const recordPath = join(dir, `${c.name}.floor-record.db`);
   prepareFile(recordPath, c.seeds);
   const recorder = createStore(recordPath);
@@ -478,6 +491,9 @@ async function main() {
   console.log(`addon build: ${build}; better-sqlite3 ${betterVersion}; node ${process.version}; ` +
     `node:sqlite ${NodeSqlite ? `SQLite ${nodeSqliteVersion()}` : 'none'}; schema ${opts.schema}; reps ${opts.reps}; ~${opts.ms} ms per timed run; WAL ${opts.wal}`);
   if (build === 'debug') console.log('WARNING: the addon is a debug build; run `npm run build` (release) for meaningful numbers.');
+  if (!opts.aa && !hasFloor()) {
+    console.log('floor: not measured: this binary has no floor recorder (a release build); `npm run build:bench` builds one with it.');
+  }
 
   const dir = mkdtempSync(join(tmpdir(), 'tfx-bench-'));
   console.log(`sqlite: addon ${sqliteVersion(() => createStore(join(dir, 'probe.addon.db')))}, ` +

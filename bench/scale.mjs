@@ -286,7 +286,7 @@ node bench/scale.mjs --soak SECONDS [--window 5] [--side both|addon|baseline] [-
     return;
   }
   if (o.gen) {
-    generate(o.gen, o.n, { bursts: o.case === 'bursts', queued: o.case === 'queued', schemaSql: readFileSync(join(here, '..', 'src', 'sqlite', 'schema.sql'), 'utf8') });
+    generate(o.gen, o.n, { bursts: o.case === 'bursts', queued: o.case === 'queued', schemaSql: readFileSync(join(here, '..', 'src', 'store', 'schema.sql'), 'utf8') });
     return;
   }
   if (o.child) return child(o);

@@ -9,9 +9,9 @@
 
 const native = require('./native.cjs');
 const { SqliteError } = require('./errors.cjs');
-const { Database } = require('./database.cjs');
+const { Database } = require('./database/database.cjs');
 const { checkpointStatus, storeOfVersion, uuidv7 } = require('./store/index.cjs');
-const { readStats } = require('./stats.cjs');
+const { readStats } = require('./store/file-stats.cjs');
 
 /** The hub's store-adapter asks for better-sqlite3's class; this package's stands in. */
 async function importBetterSqlite3() {

@@ -10,6 +10,7 @@ const { constants: bufferConstants } = require('node:buffer');
 const { readFileSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const { name: PACKAGE, version: VERSION } = require('../package.json');
+const { wireDifference } = require('./protocol.cjs');
 
 const BINARY_NAME = 'triflux-native-store';
 /** Env variables that name a .node file to load instead of the platform package. */
@@ -92,6 +93,12 @@ function load() {
       // A local build that is simply absent is the normal case for installed packages.
       if (candidate.local && error.code === 'MODULE_NOT_FOUND') continue;
       tried.push({ candidate, error });
+      continue;
+    }
+    // A binary built from other sources numbers the wire otherwise (lib/protocol.cjs).
+    const differs = typeof loaded.protocol === 'function' ? wireDifference(loaded.protocol()) : 'no protocol()';
+    if (differs !== null) {
+      tried.push({ candidate, error: new Error(`built from other sources than this JS layer (its wire differs: ${differs})`) });
       continue;
     }
     // Own names, enumerable or not (napi-rs may define classes non-enumerable), and the

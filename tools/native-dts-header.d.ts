@@ -6,5 +6,5 @@
 // checked in Rust or shaped by lib/). __test__/types.test.mjs fails when one is missing.
 type JsVal = unknown
 type RawValue = unknown
-type Made = unknown
+type Returned = unknown
 

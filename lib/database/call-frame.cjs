@@ -1,7 +1,7 @@
 'use strict';
 // The trampolines SQLite's calls of user functions and aggregates go through. The native
-// side (src/js/callbacks.rs) leaves each INTEGER or REAL argument in the call frame, a
-// region of the result slots (src/js/slots.rs CALL_*), and passes `undefined` in its place
+// side (src/engine/callbacks/) leaves each INTEGER or REAL argument in the call frame, a
+// region of the result slots (CALL_* in lib/protocol.cjs), and passes `undefined` in its place
 // (`true` for an INTEGER read as a BigInt, from the same memory as a BigInt64Array); any
 // other argument (TEXT, BLOB, NULL, past the frame's slots) comes as itself, but for a
 // small BLOB, which comes as an ArrayBuffer that the trampoline wraps as a Buffer. A trampoline
@@ -13,33 +13,40 @@
 // the native side passes in the frame with the call's flags; `start` is read (or called)
 // on the group's first callback, after the arguments are read.
 //
-// An aggregate's step and inverse calls may also come queued (src/js/batch.rs): the native
+// An aggregate's step and inverse calls may also come queued (src/engine/callbacks/queue.rs): the native
 // side writes them to the queue in the same slots and `deliver` runs them in order, each
 // through its registration's `run`, before any other callback runs; the last may be a
 // value call, whose result `deliver` gives as its own.
 
 const native = require('../native.cjs');
-
-// Twins of src/js/slots.rs.
-const CALL_SHARED = 39;
-const CALL_RESULT_IS_NUMBER = 40;
-const CALL_RESULT = 41;
-const CALL_STATE = 42;
-const CALL_FLAGS = 43;
-const CALL_ARGS = 44;
-const QUEUE_LEN = 60;
-const QUEUE = 61;
-// Twins of src/js/batch.rs Kind and the arguments' types.
-const INVERSE = 1;
-const VALUE = 2;
-const DROP = 3;
-const INT32 = 1;
-const DOUBLE = 2;
-const INT64 = 3;
-// Twins of src/js/callbacks.rs aggregate_flags.
-const NEW = 1;
-const FINAL = 2;
-const RELEASE = 4;
+const {
+  CALL_SHARED,
+  CALL_RESULT_IS_NUMBER,
+  CALL_RESULT,
+  CALL_STATE,
+  CALL_FLAGS,
+  CALL_ARGS,
+  QUEUE_LEN,
+  QUEUE,
+  QUEUED_HEADER: HEADER,
+  QUEUED_INVERSE: INVERSE,
+  QUEUED_VALUE: VALUE,
+  QUEUED_KIND_SHIFT: KIND_SHIFT,
+  QUEUED_ARGC_SHIFT: ARGC_SHIFT,
+  ARG_INT32: INT32,
+  ARG_DOUBLE: DOUBLE,
+  ARG_INT64: INT64,
+  ARG_TYPE_BITS: TYPE_BITS,
+  GROUP_NEW: NEW,
+  GROUP_FINAL: FINAL,
+  GROUP_RELEASE: RELEASE,
+} = require('../protocol.cjs');
+/** A kind the JS side alone uses, past the queued ones: drop the group's running value. */
+const DROP = Math.max(INVERSE, VALUE) + 1;
+/** A queued call's word: flags | kind << KIND_SHIFT | argc << ARGC_SHIFT. */
+const FLAGS_MASK = (1 << KIND_SHIFT) - 1;
+const KIND_MASK = (1 << (ARGC_SHIFT - KIND_SHIFT)) - 1;
+const TYPE_MASK = (1 << TYPE_BITS) - 1;
 
 const bufferOf = Buffer.from;
 
@@ -104,7 +111,7 @@ function decoders() {
   return { f, arg, done, int, publish };
 }
 
-/** A queued argument in slot `at`, of type `t` (2 bits). */
+/** A queued argument in slot `at`, of type `t` (TYPE_BITS bits). */
 function queuedArg(at, t) {
   if (t === INT32) return I32[2 * at];
   if (t === DOUBLE) return F[at];
@@ -115,7 +122,7 @@ function queuedArg(at, t) {
  * Runs the queued calls in order, `runners` being the registrations' `run` functions the
  * queue's entries number; gives the result of the last call (a value call's, else
  * undefined). A throw leaves the calls after it undone. An entry is four 32-bit words
- * (the runner's index, the group's number, flags | kind << 8 | argc << 16, the arguments'
+ * (the runner's index, the group's number, flags | kind << KIND_SHIFT | argc << ARGC_SHIFT, the arguments'
  * types), then its arguments, a slot each; `run(word, id, at, types)` is given the slot
  * of the first.
  */
@@ -132,8 +139,8 @@ function deliver(r0, r1, r2, r3) {
       const which = i32[p];
       const word = i32[p + 2];
       const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
-      r = run(word, i32[p + 1], (p >>> 1) + 2, i32[p + 3]);
-      p += 4 + 2 * (word >>> 16);
+      r = run(word, i32[p + 1], (p >>> 1) + HEADER, i32[p + 3]);
+      p += 2 * (HEADER + (word >>> ARGC_SHIFT));
     }
   } catch (error) {
     // Which call threw, for the native side. Its group keeps no value (a value call
@@ -144,8 +151,8 @@ function deliver(r0, r1, r2, r3) {
       const which = i32[p];
       const word = i32[p + 2];
       const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
-      if (threw ? ((word >>> 8) & 0xff) !== VALUE : (word & NEW) !== 0) run(DROP << 8, i32[p + 1], 0, 0);
-      p += 4 + 2 * (word >>> 16);
+      if (threw ? ((word >>> KIND_SHIFT) & KIND_MASK) !== VALUE : (word & NEW) !== 0) run(DROP << KIND_SHIFT, i32[p + 1], 0, 0);
+      p += 2 * (HEADER + (word >>> ARGC_SHIFT));
     }
     throw error;
   }
@@ -283,12 +290,12 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
   // group, its arguments from slot `at` on, of `types`. A step that throws leaves its
   // group to `deliver` to drop.
   const queued = (word, id, at, types) => {
-    const kind = (word >>> 8) & 0xff;
-    if (kind > INVERSE) return other(kind, word & 0xff, id);
-    const argc = word >>> 16;
+    const kind = (word >>> KIND_SHIFT) & KIND_MASK;
+    if (kind > INVERSE) return other(kind, word & FLAGS_MASK, id);
+    const argc = word >>> ARGC_SHIFT;
     const xs = new Array(argc + 1);
-    for (let i = 0; i < argc; i++) xs[i + 1] = queuedArg(at + i, (types >>> (2 * i)) & 3);
-    const acc = (word & 0xff) === NEW ? first() : states[id];
+    for (let i = 0; i < argc; i++) xs[i + 1] = queuedArg(at + i, (types >>> (TYPE_BITS * i)) & TYPE_MASK);
+    const acc = (word & FLAGS_MASK) === NEW ? first() : states[id];
     xs[0] = acc;
     const next = Reflect.apply(kind === INVERSE ? inverse : step, undefined, xs);
     states[id] = next === undefined ? acc : next;
@@ -311,30 +318,30 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
   let run = queued;
   if (argc === 0) {
     run = (word, id) => {
-      const kind = (word >>> 8) & 0xff;
-      if (kind > INVERSE) return other(kind, word & 0xff, id);
-      const acc = (word & 0xff) === NEW ? first() : states[id];
+      const kind = (word >>> KIND_SHIFT) & KIND_MASK;
+      if (kind > INVERSE) return other(kind, word & FLAGS_MASK, id);
+      const acc = (word & FLAGS_MASK) === NEW ? first() : states[id];
       const next = kind === INVERSE ? inverse(acc) : step(acc);
       states[id] = next === undefined ? acc : next;
       return undefined;
     };
   } else if (argc === 1) {
     run = (word, id, at, types) => {
-      const kind = (word >>> 8) & 0xff;
-      if (kind > INVERSE) return other(kind, word & 0xff, id);
-      const x = queuedArg(at, types & 3);
-      const acc = (word & 0xff) === NEW ? first() : states[id];
+      const kind = (word >>> KIND_SHIFT) & KIND_MASK;
+      if (kind > INVERSE) return other(kind, word & FLAGS_MASK, id);
+      const x = queuedArg(at, types & TYPE_MASK);
+      const acc = (word & FLAGS_MASK) === NEW ? first() : states[id];
       const next = kind === INVERSE ? inverse(acc, x) : step(acc, x);
       states[id] = next === undefined ? acc : next;
       return undefined;
     };
   } else if (argc === 2) {
     run = (word, id, at, types) => {
-      const kind = (word >>> 8) & 0xff;
-      if (kind > INVERSE) return other(kind, word & 0xff, id);
-      const x = queuedArg(at, types & 3);
-      const y = queuedArg(at + 1, (types >>> 2) & 3);
-      const acc = (word & 0xff) === NEW ? first() : states[id];
+      const kind = (word >>> KIND_SHIFT) & KIND_MASK;
+      if (kind > INVERSE) return other(kind, word & FLAGS_MASK, id);
+      const x = queuedArg(at, types & TYPE_MASK);
+      const y = queuedArg(at + 1, (types >>> TYPE_BITS) & TYPE_MASK);
+      const acc = (word & FLAGS_MASK) === NEW ? first() : states[id];
       const next = kind === INVERSE ? inverse(acc, x, y) : step(acc, x, y);
       states[id] = next === undefined ? acc : next;
       return undefined;

@@ -6,7 +6,7 @@
 
 const native = require('../native.cjs');
 const { aggregateTrampolines, deliver, scalarTrampoline } = require('./call-frame.cjs');
-const { defaultSafeIntegers } = require('../connection-state.cjs');
+const { defaultSafeIntegers } = require('./connection-state.cjs');
 
 const { hasOwnProperty } = Object.prototype;
 const GeneratorFunction = Object.getPrototypeOf(function* () {});

@@ -12,7 +12,7 @@ const { mkdirSync } = require('node:fs');
 const { dirname } = require('node:path');
 
 const native = require('../native.cjs');
-const { createDbFacade } = require('../database.cjs');
+const { createDbFacade } = require('../database/database.cjs');
 const { storeStatements } = require('./statements.cjs');
 const { agentMethods } = require('./agents.cjs');
 const { roleMethods } = require('./roles.cjs');

@@ -6,7 +6,7 @@
 
 const native = require('../native.cjs');
 const { TxKind } = require('../protocol.cjs');
-const { rowResult } = require('../rows.cjs');
+const { rowResult } = require('../database/rows.cjs');
 
 /**
  * The named statements of connection `handle`, as the store of schema `version` has

@@ -2,9 +2,9 @@
 //! writes of one incarnation of an agent name its presence generation (`registerAgent`
 //! bumps it), so a heartbeat or status write of an earlier one changes nothing.
 
-use super::rows::AGENT;
+use super::parsed_rows::AGENT;
 use super::stmt::Stmt;
-use crate::sqlite::schema::SchemaVersion::{V6, V7};
+use crate::store::schema::SchemaVersion::{V6, V7};
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new(

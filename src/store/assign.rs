@@ -4,15 +4,15 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::parsed_rows::ASSIGN;
 use super::query::query;
-use super::rows::ASSIGN;
 use super::stmt::Stmt;
+use crate::engine::bind::{args_of, bind_args_with};
+use crate::engine::connection::with_handle;
+use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, bind_args_with};
-use crate::js::create::Made;
-use crate::js::napi::Napi;
-use crate::js::value::JsVal;
-use crate::native_db::with_handle;
+use crate::ffi::napi::returned::Returned;
+use crate::ffi::napi::Napi;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new(
@@ -88,7 +88,7 @@ pub fn store_list_assigns(
     statuses: Vec<bool>,
     active_before: bool,
     values: JsVal,
-) -> Result<Made> {
+) -> Result<Returned> {
     with_handle(&env, db, |core| {
         let sql = list_sql(&columns, &statuses, active_before)?;
         query(
@@ -98,7 +98,7 @@ pub fn store_list_assigns(
             |stmt| bind_args_with(Napi::new(env.raw()), stmt, &args_of(&values)?),
             &ASSIGN,
         )
-        .map(Made)
+        .map(Returned)
     })
 }
 

@@ -1,6 +1,6 @@
 //! Human-in-the-loop requests.
 
-use super::rows::HUMAN_REQUEST;
+use super::parsed_rows::HUMAN_REQUEST;
 use super::stmt::Stmt;
 
 pub(super) const STATEMENTS: &[Stmt] = &[

@@ -1,7 +1,7 @@
 //! Messages: the audit log, lookups, status changes, the replay for agents, and the
 //! dead-letter queue.
 
-use super::rows::{MESSAGE, PLAIN};
+use super::parsed_rows::{MESSAGE, PLAIN};
 use super::stmt::{Effect, Stmt};
 
 pub(super) const STATEMENTS: &[Stmt] = &[

@@ -15,10 +15,12 @@ mod agents;
 mod assign;
 mod human;
 mod messages;
+mod parsed_rows;
 mod query;
 mod reflexion;
 mod roles;
-mod rows;
+pub mod schema;
+mod state;
 mod statements;
 mod stats;
 mod stmt;
@@ -29,8 +31,8 @@ pub use statements::{store_all, store_get, store_run};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::native_db::with_handle;
-use crate::sqlite::schema::SchemaVersion;
+use crate::engine::connection::with_handle;
+use crate::store::schema::SchemaVersion;
 
 /// Runs the open-time steps of the schema `version` store on connection `db`: PRAGMAs,
 /// `_meta`, the schema and migration, the large-log indexes when due, and the statements
@@ -41,7 +43,7 @@ pub fn store_open(env: Env, db: u32, version: u32) -> Result<Vec<String>> {
     with_handle(&env, db, |core| {
         let version = SchemaVersion::from_number(version)?;
         wal::before_open(&core.conn)?;
-        let mut warnings = crate::sqlite::schema::open_store(&core.conn, version)?;
+        let mut warnings = crate::store::schema::open_store(&core.conn, version)?;
         scale::open(core)?;
         statements::prepare_at_open(core, version)?;
         warnings.extend(wal::after_open(core)?);

@@ -1,13 +1,13 @@
 //! SQL that the store builds per call (the filters of listAssigns, listRoleKeys and
 //! findReflexion with a context), run on the connection's statement cache.
 
+use crate::engine::bind::{bind_raw, BoundValues};
+use crate::engine::connection::Core;
+use crate::engine::js::protocol::RowMode;
+use crate::engine::rows::{all_rows, Read, RowShape};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{bind_raw, BoundValues};
-use crate::js::napi::{Napi, Raw};
-use crate::js::protocol::RowMode;
-use crate::js::rows::{all_rows, Read, RowShape};
-use crate::native_db::Core;
-use crate::sqlite::raw::RawStmt;
+use crate::ffi::napi::{Napi, Raw};
+use crate::ffi::sqlite::RawStmt;
 
 /// Runs SQL the store builds per call (a WHERE of the filters given): prepared (its
 /// errors come first, as the original prepared it per call), then bound with the values
@@ -19,8 +19,9 @@ pub fn query(
     bind: impl FnOnce(&RawStmt) -> SResult<BoundValues>,
     rows: &RowShape,
 ) -> SResult<Raw> {
-    let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
-    let stmt = cache.by_text(&core.conn, sql)?;
+    let mut kept = core.statements.kept.try_borrow_mut().map_err(|_| busy())?;
+    let kept = kept.by_text(&core.conn, sql)?;
+    let stmt = &mut kept.stmt;
     let values = bind(stmt)?;
     bind_raw(stmt, &values)?;
     let read = Read {
@@ -28,7 +29,7 @@ pub fn query(
         mode: RowMode::Flat,
         safe_integers: false,
     };
-    let output = all_rows(js, &core.conn, stmt, &mut None, read);
+    let output = all_rows(js, &core.conn, stmt, &mut kept.layout, read);
     stmt.clear_bindings();
     output
 }

@@ -15,15 +15,16 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::parsed_rows::REFLEXION;
 use super::query::query;
-use super::rows::REFLEXION;
 use super::stmt::Stmt;
+use crate::engine::bind::{args_of, bind_args_with, Anonymous, Arg};
+use crate::engine::connection::with_handle;
+use crate::engine::js::sql_value::Bound;
+use crate::engine::js::value::{sqlite_text_from_utf16, JsVal};
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_of, bind_args_with, Anonymous, Arg, Bound};
-use crate::js::create::Made;
-use crate::js::napi::{Napi, Utf8};
-use crate::js::value::{sqlite_text_from_utf16, JsVal};
-use crate::native_db::with_handle;
+use crate::ffi::napi::returned::Returned;
+use crate::ffi::napi::{Napi, Utf8};
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new(
@@ -86,7 +87,7 @@ fn quoted_key_syntax_error(key: &[u16]) -> Option<StoreError> {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$' || !c.is_ascii())
         .collect();
     let upper = word.to_ascii_uppercase();
-    if CONTINUATION_KEYWORDS.contains(&upper.as_str()) || crate::sqlite::raw::is_keyword(&word) {
+    if CONTINUATION_KEYWORDS.contains(&upper.as_str()) || crate::ffi::sqlite::is_keyword(&word) {
         return None;
     }
     Some(StoreError::sqlite(
@@ -124,7 +125,7 @@ fn context_parameter(k: usize, n: usize) -> usize {
 /// `params` the pattern (exact, or the LIKE pattern) and their values, as the original
 /// passed them to `.all(pattern, ...values)`.
 #[napi]
-pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, params: JsVal) -> Result<Made> {
+pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, params: JsVal) -> Result<Returned> {
     with_handle(&env, db, |core| {
         let keys: Vec<Vec<u16>> = keys.iter().map(JsVal::utf16).collect::<SResult<_>>()?;
         // Where the original's SQL text was a syntax error, fail the same way.
@@ -158,7 +159,7 @@ pub fn store_find_reflexion(env: Env, db: u32, like: bool, keys: Vec<JsVal>, par
             },
             &REFLEXION,
         )
-        .map(Made)
+        .map(Returned)
     })
 }
 

@@ -6,15 +6,15 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::parsed_rows::{CANDIDATE, MESSAGE, PLAIN};
 use super::query::query;
-use super::rows::{CANDIDATE, MESSAGE, PLAIN};
 use super::stmt::{Effect, Stmt};
+use crate::engine::bind::{bind_args_with, Arg};
+use crate::engine::connection::with_handle;
+use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{bind_args_with, Arg};
-use crate::js::create::Made;
-use crate::js::napi::Napi;
-use crate::js::value::JsVal;
-use crate::native_db::with_handle;
+use crate::ffi::napi::returned::Returned;
+use crate::ffi::napi::Napi;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     Stmt::new("getRole", "SELECT * FROM role_registry WHERE role_key_wire = ?"),
@@ -174,7 +174,7 @@ pub fn store_list_role_keys(
     columns: Vec<String>,
     states: Option<Vec<bool>>,
     params: JsVal,
-) -> Result<Made> {
+) -> Result<Returned> {
     with_handle(&env, db, |core| {
         let sql = keys_sql(&columns, states.as_deref())?;
         query(
@@ -184,6 +184,6 @@ pub fn store_list_role_keys(
             |stmt| bind_args_with(Napi::new(env.raw()), stmt, &[Arg::Js(params)]),
             &PLAIN,
         )
-        .map(Made)
+        .map(Returned)
     })
 }

@@ -12,16 +12,17 @@ use napi_derive::napi;
 use super::query::busy;
 use super::scale;
 use super::stmt::{Effect, Stmt};
+use crate::engine::bind::{args_into, bind_args, bind_raw, Args, BoundValues, Collect, TOO_FEW, TOO_MANY};
+use crate::engine::connection::{with_handle, Core};
+use crate::engine::js::protocol::RowMode;
+use crate::engine::js::sql_value::bound_from_js;
+use crate::engine::js::value::JsVal;
+use crate::engine::rows::{all_rows, first_row, Read, RowLayout};
+use crate::engine::statement::Statement;
 use crate::error::{SResult, StoreError};
-use crate::js::bind::{args_into, bind_args, bind_raw, bound_from_js, Args, BoundValues, Collect, TOO_FEW, TOO_MANY};
-use crate::js::napi::{Napi, Raw};
-use crate::js::protocol::RowMode;
-use crate::js::rows::{all_rows, first_row, Read, RowLayout};
-use crate::js::slots;
-use crate::js::value::JsVal;
-use crate::native_db::{with_handle, Core};
-use crate::sqlite::raw::{self, RawStmt};
-use crate::sqlite::schema::SchemaVersion;
+use crate::ffi::napi::{Napi, Raw};
+use crate::ffi::sqlite::{self as raw, RawStmt};
+use crate::store::schema::SchemaVersion;
 
 /// Every statement, numbered in the order the original prepared them.
 fn all() -> &'static [Stmt] {
@@ -41,16 +42,17 @@ fn all() -> &'static [Stmt] {
     })
 }
 
-/// Slots in the connection's statement cache: `2 * id` for `sql`, `2 * id + 1` for `large_sql`.
+/// The numbers the store keeps its statements under in the connection's statement cache:
+/// `2 * id` for `sql`, `2 * id + 1` for `large_sql`.
 fn slot(id: usize, large: bool) -> usize {
     2 * id + usize::from(large)
 }
 
 /// Prepares the statements `version`'s original prepared at open, in its order.
 pub fn prepare_at_open(core: &Core, version: SchemaVersion) -> SResult<()> {
-    let mut cache = core.cache.borrow_mut();
+    let mut kept = core.statements.kept.try_borrow_mut().map_err(|_| busy())?;
     for (id, stmt) in all().iter().enumerate().filter(|(_, s)| s.at_open && s.serves(version)) {
-        cache.fixed(&core.conn, slot(id, false), stmt.sql)?;
+        kept.numbered(&core.conn, slot(id, false), stmt.sql)?;
     }
     Ok(())
 }
@@ -62,18 +64,18 @@ fn execute<T>(
     js: Napi,
     id: u32,
     params: &[Raw],
-    f: impl FnOnce(&mut RawStmt, &Stmt, &mut Option<RowLayout>) -> SResult<T>,
+    f: impl FnOnce(&mut Statement, &Stmt, &mut Option<RowLayout>) -> SResult<T>,
 ) -> SResult<T> {
     let def = all()
         .get(id as usize)
         .ok_or_else(|| StoreError::range_error("no such store statement"))?;
     let large = def.large_sql.is_some() && scale::large(core);
     let output = {
-        let mut cache = core.cache.try_borrow_mut().map_err(|_| busy())?;
+        let mut kept = core.statements.kept.try_borrow_mut().map_err(|_| busy())?;
         let mut values = BoundValues::new();
         bound_values(
             js,
-            cache.fixed(&core.conn, slot(id as usize, false), def.sql)?,
+            &kept.numbered(&core.conn, slot(id as usize, false), def.sql)?.stmt,
             params,
             &mut values,
         )?;
@@ -82,20 +84,10 @@ fn execute<T>(
         } else {
             def.sql
         };
-        let at = slot(id as usize, large);
-        let stmt = cache.fixed(&core.conn, at, sql)?;
+        let kept = kept.numbered(&core.conn, slot(id as usize, large), sql)?;
+        let stmt = &mut kept.stmt;
         bind_raw(stmt, &values)?;
-        // The statement's row layout, kept per slot (none kept while a nested call holds them).
-        let mut layouts = core.row_layouts.try_borrow_mut();
-        let output = match layouts.as_mut() {
-            Ok(layouts) => {
-                if layouts.len() <= at {
-                    layouts.resize_with(at + 1, || None);
-                }
-                f(stmt, def, &mut layouts[at])
-            }
-            Err(_) => f(stmt, def, &mut None),
-        };
+        let output = f(stmt, def, &mut kept.layout);
         stmt.clear_bindings();
         output?
     };
@@ -139,7 +131,7 @@ fn is_named(stmt: &RawStmt) -> bool {
 
 /// Steps a write to its end; the change count as better-sqlite3 reports it (0 when this
 /// statement changed nothing, although `sqlite3_changes` keeps the last write's count).
-fn run(core: &Core, stmt: &mut RawStmt) -> SResult<f64> {
+fn run(core: &Core, stmt: &mut Statement) -> SResult<f64> {
     let before = raw::total_changes(&core.conn);
     while stmt.step() == rusqlite::ffi::SQLITE_ROW {}
     if stmt.reset() != rusqlite::ffi::SQLITE_OK {
@@ -200,7 +192,7 @@ fn named_parameters(sql: &str) -> Vec<&str> {
     names
 }
 
-/// A store statement call `(db, id, ...params)` (a variadic function: `js::napi`) on the
+/// A store statement call `(db, id, ...params)` (a variadic function: `ffi::napi`) on the
 /// connection behind `db`.
 fn store_call(js: Napi, args: &[Raw], f: impl FnOnce(&Core, &[Raw], u32) -> SResult<Raw>) -> Result<Raw> {
     let [db, id, params @ ..] = args else {
@@ -224,7 +216,7 @@ pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
     })
 }
 
-/// `S.<name>.get(...params)`: the first row (`js::rows::one_row`: a row of one value as
+/// `S.<name>.get(...params)`: the first row (`rows::out::one_row`: a row of one value as
 /// that value, its form in the ROW_FORM slot), undefined when there is none.
 pub fn store_get(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_rows(js, args, true)
@@ -247,12 +239,7 @@ fn store_rows(js: Napi, args: &[Raw], first_only: bool) -> Result<Raw> {
             if !first_only {
                 return all_rows(js, &core.conn, stmt, layout, read);
             }
-            let (value, form) = match first_row(js, &core.conn, stmt, layout, read)? {
-                Some(row) => row,
-                None => (js.undefined()?, None),
-            };
-            slots::set(js, slots::ROW_FORM, form.map_or(-1.0, f64::from))?;
-            Ok(value)
+            first_row(js, &core.conn, stmt, layout, read)
         })
     })
 }
@@ -260,7 +247,7 @@ fn store_rows(js: Napi, args: &[Raw], first_only: bool) -> Result<Raw> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sqlite::statements::StatementCache;
+    use crate::engine::connection::statement_cache::KeptStatements;
 
     /// Every statement prepares on a fresh store of each version it serves, and the ones
     /// prepared per call take `?`s (`store_statements` reports no names for them without
@@ -280,10 +267,10 @@ mod tests {
 
     fn statements_prepare_on(version: SchemaVersion) {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        crate::sqlite::schema::open_store(&conn, version).unwrap();
-        let mut cache = StatementCache::default();
+        crate::store::schema::open_store(&conn, version).unwrap();
+        let mut kept = KeptStatements::default();
         for (id, def) in all().iter().enumerate().filter(|(_, def)| def.serves(version)) {
-            let stmt = cache.fixed(&conn, slot(id, false), def.sql).unwrap();
+            let stmt = &kept.numbered(&conn, slot(id, false), def.sql).unwrap().stmt;
             if !def.at_open {
                 assert!(
                     !is_named(stmt),
@@ -292,7 +279,7 @@ mod tests {
                 );
             }
             if let Some(large) = def.large_sql {
-                cache.fixed(&conn, slot(id, true), large).unwrap();
+                kept.numbered(&conn, slot(id, true), large).unwrap();
             }
         }
     }

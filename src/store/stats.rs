@@ -8,7 +8,7 @@ use napi_derive::napi;
 
 use super::scale;
 use super::stmt::{Effect, Stmt};
-use crate::native_db::with_handle;
+use crate::engine::connection::with_handle;
 
 pub(super) const STATEMENTS: &[Stmt] = &[
     // The original's plan read these ids through idx_messages_status(status), i.e. in

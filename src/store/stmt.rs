@@ -2,8 +2,8 @@
 //! a leaf module, so that the areas and the registry that runs them (`statements`) do not
 //! import each other.
 
-use super::rows::{RowShape, PLAIN};
-use crate::sqlite::schema::SchemaVersion;
+use super::parsed_rows::{RowShape, PLAIN};
+use crate::store::schema::SchemaVersion;
 
 /// What running a statement means for the large-log indexes (`scale`).
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -5,9 +5,11 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::Connection;
 
+use crate::engine::checkpointer::{self, Checkpointer};
+
+use super::state::StoreState;
+use crate::engine::connection::{with_handle, Core};
 use crate::error::SResult;
-use crate::native_db::{with_handle, Core};
-use crate::sqlite::checkpointer::{self, Checkpointer};
 
 /// The page size of a file the store creates. A message insert writes one page per
 /// b-tree it touches (the table and each index of `messages`), whole, into the WAL: with
@@ -39,7 +41,7 @@ pub fn after_open(core: &Core) -> SResult<Option<String>> {
     }
     match Checkpointer::start(&core.conn, path) {
         Ok(c) => {
-            *core.checkpointer.borrow_mut() = Some(c);
+            *StoreState::of(core).checkpointer.borrow_mut() = Some(c);
             Ok(None)
         }
         Err(_) => Ok(Some(
@@ -76,7 +78,8 @@ pub struct CheckpointStatus {
 #[napi]
 pub fn checkpoint_status(env: Env, db: u32) -> Result<Option<CheckpointStatus>> {
     with_handle(&env, db, |core| {
-        let guard = core.checkpointer.borrow();
+        let state = StoreState::of(core);
+        let guard = state.checkpointer.borrow();
         let Some(c) = guard.as_ref() else {
             return Ok(None);
         };

@@ -1,0 +1,190 @@
+'use strict';
+// Rows from the native side (src/engine/rows/), built here and nowhere else. Rust hands over
+// values (numbers, strings, Buffers, BigInts, null, made as better-sqlite3 makes them) and
+// the number of the rows' form; a form's description (`native.rowForm(id)`) is read once
+// and compiled into one function that builds a row of it from the values, so that every
+// row of a form gets one hidden class and is filled at once.
+//
+// - Many rows (`all()`, the store's reads): the native side calls `fill` with a chunk of
+//   rows' values as its arguments; it appends the rows to the result array.
+// - One row (`get()`, an iterator's `next()`): a row of one value comes back as that
+//   value with its form in the ROW_FORM result slot (`rowResult` wraps it); any other
+//   row comes back built by `fill`.
+// - The store's stored JSON columns travel as one JSON array text per chunk, parsed once
+//   and read in order by the rows' makers.
+// - A chunk's small BLOBs come as ArrayBuffers, each wrapped here as the Buffer
+//   better-sqlite3 would have made (cheaper than a Buffer made through Node-API).
+
+const native = require('../native.cjs');
+const {
+  FORM_OBJECT: OBJECT,
+  FORM_ARRAY: ARRAY,
+  FORM_VALUE: VALUE,
+  FORM_EXPANDED: EXPANDED,
+  ROW_FORM,
+} = require('../protocol.cjs');
+
+/** The result slots; ROW_FORM holds the form of a lone value, or -1. */
+let slots = null;
+
+/**
+ * How better-sqlite3 builds a FLAT row on this Node. Built for Node 22 and later (V8
+ * module version 127+), it makes the object in one call from its keys and values: every
+ * key an own data property, `__proto__` included. Built for older Nodes it assigns the
+ * columns one by one to a fresh object, so a `__proto__` column goes through
+ * Object.prototype's setter: an object or null value becomes the row's prototype, any
+ * other value is dropped. Either way a repeated key keeps its first position and the last
+ * value.
+ */
+const ROWS_BY_ASSIGNMENT = Number(process.versions.modules) < 127;
+
+/** Whether `new Function` works here (not under --disallow-code-generation-from-strings). */
+const CAN_GENERATE = (() => {
+  try {
+    return new Function('return true')();
+  } catch {
+    return false;
+  }
+})();
+
+/** A key as an object literal's property name (`__proto__` computed, so it is an own property). */
+const literalKey = (key) => (key === '__proto__' ? '["__proto__"]' : JSON.stringify(key));
+
+/** A row object of `keys` from `values(i)`, built by assigning each key in order, as `[[Set]]` does. */
+function assignedRow(keys, value) {
+  const row = {};
+  for (let i = 0; i < keys.length; i++) Reflect.set(row, keys[i], value(i));
+  return row;
+}
+
+/** A row object of `keys` from `value(i)`, each key an own data property. */
+function definedRow(keys, value) {
+  const row = {};
+  for (let i = 0; i < keys.length; i++) {
+    Object.defineProperty(row, keys[i], { value: value(i), writable: true, enumerable: true, configurable: true });
+  }
+  return row;
+}
+
+/**
+ * The makers of an object form: `make(v, o, j, jo)` takes the row's `width` values from
+ * `v[o]` on and its `json` parsed values from `j[jo]` on; `one(a)` a row of the one value
+ * `a`. An object literal where code generation works (one hidden class per form; a
+ * repeated key keeps its first position and last value, as better-sqlite3's rows do).
+ */
+function objectMakers(keys, width) {
+  const read = (i) => (i < width ? `v[o + ${i}]` : `j[jo + ${i - width}]`);
+  if (ROWS_BY_ASSIGNMENT && keys.includes('__proto__')) {
+    return {
+      make: (v, o, j, jo) => assignedRow(keys, (i) => (i < width ? v[o + i] : j[jo + i - width])),
+      one: (a) => assignedRow(keys, () => a),
+    };
+  }
+  if (!CAN_GENERATE) {
+    return {
+      make: (v, o, j, jo) => definedRow(keys, (i) => (i < width ? v[o + i] : j[jo + i - width])),
+      one: (a) => definedRow(keys, () => a),
+    };
+  }
+  const fields = keys.map((key, i) => `${literalKey(key)}: ${read(i)}`).join(', ');
+  return {
+    make: new Function('v', 'o', 'j', 'jo', `return { ${fields} };`),
+    one: new Function('a', `return { ${keys.map((key) => `${literalKey(key)}: a`).join(', ')} };`),
+  };
+}
+
+/** The makers of an array form of `width` values (RAW rows). */
+function arrayMakers(width) {
+  if (CAN_GENERATE && width <= 16) {
+    const items = Array.from({ length: width }, (_, i) => `v[o + ${i}]`).join(', ');
+    return { make: new Function('v', 'o', `return [${items}];`), one: (a) => [a] };
+  }
+  return { make: (v, o) => v.slice(o, o + width), one: (a) => [a] };
+}
+
+/**
+ * An `expand()` row from `[table, column, …]` pairs and the values from `v[o]` on, built
+ * as better-sqlite3's `GetExpandedRowJS` builds it on every Node: per column, a table that
+ * is not yet an own property of the row gets a fresh object assigned, then the column is
+ * assigned to the table's object (`[[Set]]` both: a `__proto__` table or column goes
+ * through Object.prototype's setter).
+ */
+function expandedRow(pairs, v, o) {
+  const row = {};
+  for (let i = 0; 2 * i < pairs.length; i++) {
+    const table = pairs[2 * i];
+    let nested;
+    if (Object.hasOwn(row, table)) {
+      nested = row[table];
+    } else {
+      nested = {};
+      Reflect.set(row, table, nested);
+    }
+    Reflect.set(nested, pairs[2 * i + 1], v[o + i]);
+  }
+  return row;
+}
+
+/** A form from its description `[kind, width, json, ...keys]` (strings). */
+function compile(items) {
+  const kind = Number(items[0]);
+  const width = Number(items[1]);
+  const json = Number(items[2]);
+  const keys = items.slice(3);
+  let makers;
+  if (kind === OBJECT) makers = objectMakers(keys, width);
+  else if (kind === ARRAY) makers = arrayMakers(width);
+  else if (kind === VALUE) makers = { make: (v, o) => v[o], one: (a) => a };
+  else if (kind === EXPANDED) makers = { make: (v, o) => expandedRow(keys, v, o), one: (a) => expandedRow(keys, [a], 0) };
+  else throw new Error(`triflux-native-store: unknown row form kind ${items[0]}`);
+  return { width, json, make: makers.make, one: makers.one };
+}
+
+/** Compiled forms by number (the numbers are this thread's, like this module). */
+const forms = [];
+
+function formOf(form) {
+  if (typeof form !== 'number') return compile(form);
+  return forms[form] ?? (forms[form] = compile(native.rowForm(form)));
+}
+
+const bufferOf = Buffer.from;
+
+/** Turns the `wrapped` ArrayBuffers among `values` into Buffers over them. */
+function wrapBlobs(values, wrapped) {
+  for (let i = 0; wrapped > 0 && i < values.length; i++) {
+    if (values[i] instanceof ArrayBuffer) {
+      values[i] = bufferOf(values[i]);
+      wrapped--;
+    }
+  }
+}
+
+/**
+ * Called by the native side: builds `count` rows of `form` from `values` and appends them
+ * to `rows` (returned), or returns the one row when `rows` is null. `json` is the JSON
+ * array text of the rows' stored JSON columns, or undefined; `wrapped` how many values
+ * are ArrayBuffers to wrap as Buffers.
+ */
+function fill(rows, form, count, json, wrapped, ...values) {
+  if (wrapped > 0) wrapBlobs(values, wrapped);
+  const { make, width, json: perRow } = formOf(form);
+  const parsed = json === undefined ? undefined : JSON.parse(json);
+  if (rows === null) return make(values, 0, parsed, 0);
+  let n = rows.length;
+  for (let r = 0, o = 0, jo = 0; r < count; r++, o += width, jo += perRow) rows[n++] = make(values, o, parsed, jo);
+  return rows;
+}
+
+/** A one-row result as the native call returned it: the row, or a lone value wrapped by its form. */
+function rowResult(out) {
+  const form = slots[ROW_FORM];
+  return form < 0 ? out : formOf(form).one(out);
+}
+
+native.onLoad(() => {
+  slots = native.resultSlots();
+  native.setRowFiller(fill);
+});
+
+module.exports = { rowResult };

@@ -1,0 +1,296 @@
+//! The wire between the native functions and the JS layer, defined here once: every
+//! number both sides agree on, by the name JS reads it under. JS never writes one of
+//! them: `native.protocol()` hands it all of them when the binary loads
+//! (`lib/protocol.cjs`), and a test holds JS's uses to the names given.
+//!
+//! - Rows are JS values built by `lib/database/rows.cjs` from the values `rows` hands it;
+//!   the few results that are not rows travel as JSON text parsed once in JS.
+//! - A statement call's mode is a row mode ([`mode`]) plus flags; `db.prepare` returns
+//!   one number ([`pack_statement`]).
+//! - A call leaves small results in the result slots ([`slot`], `result_slots`); user
+//!   callbacks' arguments, results and queued calls travel there too.
+
+use std::ffi::CStr;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::engine::js::throw::Throw;
+use crate::ffi::napi::returned::Returned;
+use crate::ffi::napi::Napi;
+
+/// Defines numbered constants and the list of their names and values.
+macro_rules! wire {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty = $value:expr;)*) => {
+        // Some are read by JS alone (the table below hands them over).
+        $($(#[$doc])* #[allow(dead_code)] pub const $name: $ty = $value;)*
+        /// Every constant of this part of the wire, by name.
+        pub(super) const ALL: &[(&std::ffi::CStr, f64)] = &[$(
+            (match std::ffi::CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
+                Ok(name) => name,
+                Err(_) => panic!("a wire name"),
+            }, $value as f64)
+        ),*];
+    };
+}
+
+/// The result slots: numbers a call leaves beside its return value, in one Float64Array
+/// per JS environment (`result_slots`), read by JS right after the call.
+pub mod slot {
+    wire! {
+        /// `stmt.run()`'s `lastInsertRowid`.
+        LAST_ROWID: usize = 0;
+        /// The same as the 64 bits of an i64 (JS reads it through a BigInt64Array view of
+        /// the same memory with safe integers on).
+        LAST_ROWID_BITS: usize = 1;
+        /// The form (`rows::forms`) JS wraps the lone value a `get()` or an iterator's
+        /// `next()` returned in (>= 0), or -1 when the value is the row itself.
+        ROW_FORM: usize = 2;
+        /// The handle + 1 of the connection whose `verbose` logger is running (0: none),
+        /// so that calls the JS layer answers alone refuse while the connection is busy.
+        BUSY: usize = 3;
+        /// How many user callbacks are registered on this thread: JS asks whether a
+        /// connection is busy only when this is not 0.
+        CALLBACKS: usize = 4;
+        /// The call frame of user callbacks starts here: 1 when the slots are memory
+        /// shared with JS, set once when they are made (where they are V8's own, the
+        /// frame is only a fallback's scratch space).
+        CALL_SHARED: usize = 5;
+        /// 1 when the callback's result is the number in CALL_RESULT, else 0 (the result
+        /// is the JS value the callback returned). Written by JS before it returns.
+        CALL_RESULT_IS_NUMBER: usize = 6;
+        CALL_RESULT: usize = 7;
+        /// An aggregate's group (its running value's index in the JS layer's array).
+        CALL_STATE: usize = 8;
+        /// An aggregate call's flags ([`super::group`]).
+        CALL_FLAGS: usize = 9;
+        /// The callback's first arguments, as numbers (32-bit integers, doubles or BigInt
+        /// bits), from here on.
+        CALL_ARGS: usize = 10;
+        /// How many arguments the frame holds; later ones travel as JS values.
+        CALL_ARGS_MAX: usize = 16;
+        /// How many calls are queued for delivery (`callbacks::queue`), as an i32.
+        QUEUE_LEN: usize = CALL_ARGS + CALL_ARGS_MAX;
+        /// The queued calls from here on: per call two slots of i32 pairs (the runner's
+        /// index and the group's number; flags, kind and argument count, and the
+        /// arguments' types), then its arguments as numbers, one slot each.
+        QUEUE: usize = QUEUE_LEN + 1;
+        /// The queue's room in slots.
+        QUEUE_SLOTS: usize = 2048;
+        /// How many slots there are.
+        SLOTS: usize = QUEUE + QUEUE_SLOTS;
+    }
+}
+
+/// A statement call's mode: better-sqlite3's row modes (`Data::FLAT/PLUCK/EXPAND/RAW`),
+/// plus flags.
+pub mod mode {
+    wire! {
+        FLAT: u32 = 0;
+        PLUCK: u32 = 1;
+        EXPAND: u32 = 2;
+        RAW: u32 = 3;
+        /// The bits of a mode that hold the row mode.
+        MODE_BITS: u32 = 3;
+        /// Added to a row mode: INTEGER values as BigInt (`stmt.safeIntegers()`).
+        SAFE_INTEGERS: u32 = 4;
+        /// Added to a mode: the parameters are one value per statement parameter, in
+        /// order (read by the JS layer from a named-parameter object).
+        IN_ORDER: u32 = 8;
+    }
+}
+
+/// What a statement call is about to do (`facadeCheck`), and `db.transaction(fn)`'s
+/// variants (`txBegin`).
+pub mod kind {
+    wire! {
+        /// `get()`, `all()`.
+        CHECK_READ: u32 = 0;
+        /// `run()`: refused while an iterator is open, unless in unsafe mode.
+        CHECK_WRITE: u32 = 1;
+        /// `iterate()`: adds an iterator.
+        CHECK_ITERATE: u32 = 2;
+        /// Plain `BEGIN`.
+        TX_BEGIN: u32 = 0;
+        TX_DEFERRED: u32 = 1;
+        TX_IMMEDIATE: u32 = 2;
+        TX_EXCLUSIVE: u32 = 3;
+        /// `db.prepare`'s number: id * STATEMENT_ID + returnsData * STATEMENT_READER +
+        /// readonly * STATEMENT_READONLY.
+        STATEMENT_ID: u32 = 4;
+        STATEMENT_READER: u32 = 2;
+        STATEMENT_READONLY: u32 = 1;
+    }
+}
+
+/// What a row is built as in JS (`rows::forms`).
+pub mod form {
+    wire! {
+        /// An object of the keys in order (FLAT rows).
+        FORM_OBJECT: u32 = 0;
+        /// An array of the values (RAW rows).
+        FORM_ARRAY: u32 = 1;
+        /// The value itself (PLUCK rows).
+        FORM_VALUE: u32 = 2;
+        /// better-sqlite3's `expand()` object: keys are (table, column) pairs.
+        FORM_EXPANDED: u32 = 3;
+    }
+}
+
+/// Aggregate calls: the flags of a call, and a queued call's word (`callbacks::queue`).
+pub mod group {
+    wire! {
+        /// The group's first call: its running value is made from `start` now.
+        GROUP_NEW: u32 = 1;
+        /// The group's last call: its running value is dropped after it.
+        GROUP_FINAL: u32 = 2;
+        /// Only drop the group's running value (a window's end, a failed result).
+        GROUP_RELEASE: u32 = 4;
+        /// The slots of a queued call before its arguments (two pairs of i32).
+        QUEUED_HEADER: usize = 2;
+        /// A queued call's kind.
+        QUEUED_STEP: u32 = 0;
+        QUEUED_INVERSE: u32 = 1;
+        QUEUED_VALUE: u32 = 2;
+        /// A queued call's word: flags | kind << QUEUED_KIND_SHIFT | argc << QUEUED_ARGC_SHIFT.
+        QUEUED_KIND_SHIFT: u32 = 8;
+        QUEUED_ARGC_SHIFT: u32 = 16;
+        /// A queued argument's type, ARG_TYPE_BITS bits each in the types word.
+        ARG_NULL: u32 = 0;
+        ARG_INT32: u32 = 1;
+        ARG_DOUBLE: u32 = 2;
+        ARG_INT64: u32 = 3;
+        ARG_TYPE_BITS: u32 = 2;
+        /// How many registrations one delivery serves (the JS `deliver`'s parameters).
+        QUEUE_RUNNERS: usize = 4;
+    }
+}
+
+/// Every part of the wire.
+const PARTS: [&[(&CStr, f64)]; 5] = [slot::ALL, mode::ALL, kind::ALL, form::ALL, group::ALL];
+
+/// `native.protocol()`: an object of every number of the wire, by name.
+#[napi]
+pub fn protocol(env: Env) -> Result<Returned> {
+    let js = Napi::new(env.raw());
+    let made = (|| {
+        let object = js.object()?;
+        for (name, value) in PARTS.iter().flat_map(|part| part.iter()) {
+            js.set_named_property(object, name, js.number(*value)?)?;
+        }
+        Ok(Returned(object))
+    })();
+    made.map_err(|e: crate::error::StoreError| e.throw(env.raw()))
+}
+
+/// better-sqlite3's row modes as the JS layer numbers them ([`mode`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum RowMode {
+    Flat,
+    Pluck,
+    Expand,
+    Raw,
+}
+
+impl RowMode {
+    /// The row mode of a statement call's mode.
+    pub fn from_wire(mode: u32) -> Self {
+        match mode & mode::MODE_BITS {
+            mode::PLUCK => RowMode::Pluck,
+            mode::EXPAND => RowMode::Expand,
+            mode::RAW => RowMode::Raw,
+            _ => RowMode::Flat,
+        }
+    }
+}
+
+/// What a statement call is about to do, for the checks better-sqlite3 makes before it
+/// reads a named-parameter object (`facadeCheck`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    Read,
+    Write,
+    Iterate,
+}
+
+impl CallKind {
+    pub fn from_wire(kind: u32) -> Self {
+        match kind {
+            kind::CHECK_WRITE => CallKind::Write,
+            kind::CHECK_ITERATE => CallKind::Iterate,
+            _ => CallKind::Read,
+        }
+    }
+}
+
+/// `db.transaction(fn)`'s variants (plain `BEGIN` is deferred).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TxKind {
+    Deferred,
+    Immediate,
+    Exclusive,
+}
+
+impl TxKind {
+    pub fn from_wire(kind: u32) -> Self {
+        match kind {
+            kind::TX_IMMEDIATE => TxKind::Immediate,
+            kind::TX_EXCLUSIVE => TxKind::Exclusive,
+            _ => TxKind::Deferred,
+        }
+    }
+}
+
+/// `db.prepare`'s number for statement `id` ([`kind::STATEMENT_ID`]).
+pub fn pack_statement(id: u32, returns_data: bool, readonly: bool) -> f64 {
+    f64::from(id) * f64::from(kind::STATEMENT_ID)
+        + if returns_data {
+            f64::from(kind::STATEMENT_READER)
+        } else {
+            0.0
+        }
+        + if readonly {
+            f64::from(kind::STATEMENT_READONLY)
+        } else {
+            0.0
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statement_numbers_pack() {
+        assert_eq!(pack_statement(5, true, false), 22.0);
+    }
+
+    #[test]
+    fn names_are_unique_and_the_slots_dense() {
+        let names: Vec<&CStr> = PARTS
+            .iter()
+            .flat_map(|part| part.iter().map(|(name, _)| *name))
+            .collect();
+        let unique: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "every wire name once");
+        // The single slots, then the call arguments and the queue: no slot unused.
+        let singles = [
+            slot::LAST_ROWID,
+            slot::LAST_ROWID_BITS,
+            slot::ROW_FORM,
+            slot::BUSY,
+            slot::CALLBACKS,
+            slot::CALL_SHARED,
+            slot::CALL_RESULT_IS_NUMBER,
+            slot::CALL_RESULT,
+            slot::CALL_STATE,
+            slot::CALL_FLAGS,
+        ];
+        let mut sorted = singles.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..singles.len()).collect::<Vec<_>>());
+        assert_eq!(slot::CALL_ARGS, singles.len());
+        assert_eq!(slot::QUEUE_LEN, slot::CALL_ARGS + slot::CALL_ARGS_MAX);
+        assert_eq!(slot::SLOTS, slot::QUEUE + slot::QUEUE_SLOTS);
+    }
+}

@@ -1,0 +1,218 @@
+//! A borrowed JS value with the JavaScript semantics the original store relied on:
+//! `== null`, truthiness, `Number(x)`, `Object.hasOwn`, property reads, and the exact
+//! UTF-16 content of strings (lone surrogates included, as WTF-8 bytes like V8 writes).
+//! The value itself and what its type tells are `ffi::napi::value`'s; every Node-API call
+//! goes through `ffi::napi`.
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+use napi::sys;
+
+use crate::error::{SResult, StoreError};
+pub use crate::ffi::napi::JsVal;
+use crate::ffi::napi::{JsRef, Napi, Raw, Utf8, ViewInfo};
+
+impl JsVal {
+    /// The string's UTF-16 units.
+    pub fn utf16(&self) -> SResult<Vec<u16>> {
+        self.napi.utf16(self.raw)
+    }
+
+    /// The string's bytes as better-sqlite3 on the running Node hands them to SQLite
+    /// (bound values, SQL text): see [`lone_surrogates_replaced`].
+    pub fn sqlite_text(&self) -> SResult<Utf8> {
+        if lone_surrogates_replaced(self.napi) {
+            // napi's UTF-8 read replaces each lone surrogate by U+FFFD, as V8 13 does.
+            return self.napi.utf8(self.raw);
+        }
+        self.wtf8()
+    }
+
+    /// The string as WTF-8: UTF-8, except that a lone surrogate is written as its own
+    /// three-byte sequence (what better-sqlite3 stores for such strings up to Node 23).
+    fn wtf8(&self) -> SResult<Utf8> {
+        // Fast path: napi's UTF-8 read is exact unless it had to replace a lone
+        // surrogate with U+FFFD; only then re-read as UTF-16 and encode each unit.
+        let utf8 = self.napi.utf8(self.raw)?;
+        if memchr::memmem::find(&utf8, "\u{FFFD}".as_bytes()).is_none() {
+            return Ok(utf8);
+        }
+        Ok(Utf8::from_vec(wtf8_from_utf16(&self.utf16()?)))
+    }
+
+    pub fn is_array(&self) -> SResult<bool> {
+        Ok(self.is_object() && self.napi.is_array(self.raw)?)
+    }
+
+    /// Buffer, any typed array or DataView (what better-sqlite3 binds as a BLOB: an
+    /// ArrayBuffer view; a Buffer is a Uint8Array).
+    pub fn is_buffer(&self) -> SResult<bool> {
+        if !self.is_object() {
+            return Ok(false);
+        }
+        Ok(self.napi.is_typedarray(self.raw)? || self.napi.is_dataview(self.raw)?)
+    }
+
+    /// The bytes of a Buffer, typed array or DataView (see [`JsVal::is_buffer`]).
+    pub fn buffer_bytes(&self) -> SResult<Vec<u8>> {
+        let (info, byte_len) = self.view()?;
+        Ok(self.napi.view_bytes(&info, byte_len))
+    }
+
+    /// Runs `f` (which must not reach JS) on the bytes of a Buffer, typed array or
+    /// DataView in place.
+    pub fn with_buffer_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> SResult<R> {
+        let (info, byte_len) = self.view()?;
+        Ok(self.napi.with_view_bytes(&info, byte_len, f))
+    }
+
+    /// Where a Buffer's, typed array's or DataView's bytes are, and how many (for a value
+    /// [`JsVal::is_buffer`] accepted).
+    fn view(&self) -> SResult<(ViewInfo, usize)> {
+        if self.napi.is_typedarray(self.raw)? {
+            let info = self.napi.typedarray_info(self.raw)?;
+            // Node-API gives the length in elements: an element type this build does not
+            // know (a newer Node's Float16Array) has no size we could trust.
+            let size = info.element_type.and_then(typed_array_element_size).ok_or_else(|| {
+                StoreError::type_error("SQLite3 can only bind numbers, strings, bigints, buffers, and null")
+            })?;
+            let bytes = info
+                .length
+                .checked_mul(size)
+                .ok_or_else(|| StoreError::range_error("The bound string, buffer, or bigint is too big"))?;
+            Ok((info, bytes))
+        } else {
+            let info = self.napi.dataview_info(self.raw)?;
+            let bytes = info.length;
+            Ok((info, bytes))
+        }
+    }
+
+    /// better-sqlite3's "plain object", for an object already known to be neither an
+    /// array nor a buffer: its prototype is Object.prototype or null.
+    pub fn has_plain_prototype(&self) -> SResult<bool> {
+        let proto = JsVal::wrap(self.napi, self.napi.prototype(self.raw)?)?;
+        if proto.is_null() {
+            return Ok(true);
+        }
+        self.napi.strict_equals(proto.raw, object_prototype(self.napi)?)
+    }
+
+    pub fn array_len(&self) -> SResult<u32> {
+        self.napi.array_length(self.raw)
+    }
+
+    pub fn element(&self, index: u32) -> SResult<JsVal> {
+        JsVal::wrap(self.napi, self.napi.element(self.raw, index)?)
+    }
+}
+
+thread_local! {
+    /// This thread's `Object.prototype` (one JS environment per thread), kept once read.
+    static OBJECT_PROTOTYPE: RefCell<Option<JsRef>> = const { RefCell::new(None) };
+}
+
+/// `Object.prototype` of this thread's environment.
+fn object_prototype(napi: Napi) -> SResult<Raw> {
+    OBJECT_PROTOTYPE.with(|kept| {
+        if let Some(kept) = kept.borrow().as_ref() {
+            return kept.get(napi);
+        }
+        let object_ctor = napi.named_property(napi.global()?, c"Object")?;
+        let proto = napi.named_property(object_ctor, c"prototype")?;
+        *kept.borrow_mut() = Some(napi.keep(proto)?);
+        Ok(proto)
+    })
+}
+
+/// Bytes per element of the typed arrays Node-API knows; None for any other type.
+fn typed_array_element_size(ty: sys::napi_typedarray_type) -> Option<usize> {
+    use sys::TypedarrayType as T;
+    match ty {
+        T::int8_array | T::uint8_array | T::uint8_clamped_array => Some(1),
+        T::int16_array | T::uint16_array => Some(2),
+        T::int32_array | T::uint32_array | T::float32_array => Some(4),
+        T::float64_array | T::bigint64_array | T::biguint64_array => Some(8),
+        _ => None,
+    }
+}
+
+/// Encodes UTF-16 units as WTF-8 (surrogate pairs become 4-byte UTF-8; lone surrogates
+/// their own 3-byte form).
+/// Whether the running Node's better-sqlite3 turns a lone UTF-16 surrogate into U+FFFD
+/// (`EF BF BD`) when it converts a string for SQLite. It converts with V8's
+/// `String::Utf8Value`: up to V8 12 (Node 23) that wrote a lone surrogate as its own three
+/// bytes (`ED A0 80` for U+D800); V8 13 (Node 24) replaces it. Asked once per process.
+fn lone_surrogates_replaced(napi: Napi) -> bool {
+    static REPLACED: OnceLock<bool> = OnceLock::new();
+    *REPLACED.get_or_init(|| napi.node_major().is_ok_and(|major| major >= 24))
+}
+
+/// UTF-16 units as better-sqlite3 on the running Node would write them for SQLite.
+pub fn sqlite_text_from_utf16(napi: Napi, units: &[u16]) -> Vec<u8> {
+    if lone_surrogates_replaced(napi) {
+        String::from_utf16_lossy(units).into_bytes()
+    } else {
+        wtf8_from_utf16(units)
+    }
+}
+
+pub fn wtf8_from_utf16(units: &[u16]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(units.len() + units.len() / 2);
+    let mut i = 0;
+    while i < units.len() {
+        let u = units[i] as u32;
+        if u < 0x80 {
+            out.push(u as u8);
+            i += 1;
+            continue;
+        }
+        let cp = if (0xD800..0xDC00).contains(&u)
+            && i + 1 < units.len()
+            && (0xDC00..0xE000).contains(&(units[i + 1] as u32))
+        {
+            let lo = units[i + 1] as u32;
+            i += 2;
+            0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
+        } else {
+            i += 1;
+            u
+        };
+        if cp < 0x800 {
+            out.push(0xC0 | (cp >> 6) as u8);
+            out.push(0x80 | (cp & 0x3F) as u8);
+        } else if cp < 0x10000 {
+            out.push(0xE0 | (cp >> 12) as u8);
+            out.push(0x80 | ((cp >> 6) & 0x3F) as u8);
+            out.push(0x80 | (cp & 0x3F) as u8);
+        } else {
+            out.push(0xF0 | (cp >> 18) as u8);
+            out.push(0x80 | ((cp >> 12) & 0x3F) as u8);
+            out.push(0x80 | ((cp >> 6) & 0x3F) as u8);
+            out.push(0x80 | (cp & 0x3F) as u8);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wtf8_from_utf16;
+
+    #[test]
+    fn wtf8_matches_utf8_for_valid_text() {
+        let s = "aé漢😀";
+        let units: Vec<u16> = s.encode_utf16().collect();
+        assert_eq!(wtf8_from_utf16(&units), s.as_bytes());
+    }
+
+    #[test]
+    fn wtf8_keeps_a_lone_surrogate_as_three_bytes() {
+        assert_eq!(
+            wtf8_from_utf16(&[0x61, 0xD800, 0x62]),
+            vec![0x61, 0xED, 0xA0, 0x80, 0x62]
+        );
+        assert_eq!(wtf8_from_utf16(&[0xDC00]), vec![0xED, 0xB0, 0x80]);
+    }
+}

@@ -1,0 +1,237 @@
+//! Rows leaving for JS. Every read builds its rows here, from a statement its caller
+//! steps and the statement's [`RowLayout`]:
+//! - [`RowBatch`] (`all()`, `pragma`, the store's `all`): the values of many rows go to
+//!   the JS layer's row filler (lib/database/rows.cjs `fill`) a chunk at a time, as the arguments
+//!   of one call that builds the chunk's rows and appends them to the result array. A
+//!   chunk's values live in a handle scope of their own, closed once they are in rows.
+//! - [`one_row`] (`get()`, an iterator's `next()`, the store's `get`): a row of one value
+//!   crosses as that value (JS wraps it by its form); any other row is built by the filler
+//!   as a chunk of one.
+//!
+//! Stored JSON columns (the store's rows) are checked here and written, fallbacks in
+//! place, into one JSON array text per chunk that the filler parses once. A chunk's small
+//! BLOBs cross as ArrayBuffers that the filler wraps as Buffers (`value_js_wrapped`).
+
+use std::cell::RefCell;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rusqlite::types::ValueRef;
+
+use crate::engine::js::json_out::JsonOut;
+use crate::engine::js::protocol::slot;
+use crate::engine::js::result_slots;
+use crate::engine::js::throw::Throw;
+use crate::engine::js::value::JsVal;
+use crate::error::{SResult, StoreError};
+use crate::ffi::napi::{JsRef, Napi, Raw, Scope};
+use crate::ffi::sqlite::RawStmt;
+
+use super::forms::FormKind;
+use super::layout::{value_truthy, Column, Form, RowLayout};
+use crate::engine::js::sql_value::{value_js, value_js_wrapped};
+
+/// A chunk is handed over once it holds this many values (whole rows: a row has at most
+/// SQLite's 2,000 columns, so a call takes at most a few thousand arguments)...
+const CHUNK_VALUES: usize = 1024;
+/// ...or this many bytes of stored JSON.
+const CHUNK_JSON: usize = 1 << 20;
+
+/// The filler's leading arguments: the rows array (or null), the form, the row count, the
+/// chunk's JSON (or undefined) and how many of its values JS wraps as Buffers; the values
+/// follow.
+const LEAD: usize = 5;
+
+thread_local! {
+    /// This thread's row filler (lib/database/rows.cjs), set once when the binding loads.
+    static FILLER: RefCell<Option<JsRef>> = const { RefCell::new(None) };
+}
+
+/// `native.setRowFiller(fill)`: the JS function that builds rows from their values.
+#[napi]
+pub fn set_row_filler(env: Env, fill: JsVal) -> Result<()> {
+    if !fill.is_function() {
+        return Err(Error::from_reason("the row filler must be a function"));
+    }
+    let kept = Napi::new(env.raw()).keep(fill.raw()).map_err(|e| e.throw(env.raw()))?;
+    FILLER.with(|f| *f.borrow_mut() = Some(kept));
+    Ok(())
+}
+
+fn filler(js: Napi) -> SResult<Raw> {
+    FILLER.with(|f| match f.borrow().as_ref() {
+        Some(kept) => kept.get(js),
+        None => Err(StoreError::error("the row filler was never set (native.setRowFiller)")),
+    })
+}
+
+/// The form as JS reads it: its number, or its description as an array of strings.
+fn form_js(js: Napi, form: &Form) -> SResult<Raw> {
+    match form {
+        Form::Id(id) => js.number(f64::from(*id)),
+        Form::Text(text) => {
+            let items: Vec<&str> = text.items().collect();
+            let array = js.array(items.len())?;
+            for (i, item) in items.iter().enumerate() {
+                js.set_element(array, i as u32, js.text(item.as_bytes())?)?;
+            }
+            Ok(array)
+        }
+    }
+}
+
+/// Column `i` of the current row as its layout has it.
+#[inline]
+fn column_js(js: Napi, stmt: &RawStmt, i: usize, column: Column, safe_integers: bool) -> SResult<Raw> {
+    value_js(js, column_value(stmt, i, column), safe_integers)
+}
+
+/// Column `i`'s value, or the text a falsy one defaults to.
+#[inline]
+fn column_value<'s>(stmt: &'s RawStmt, i: usize, column: Column) -> ValueRef<'s> {
+    let v = stmt.column(i);
+    match column {
+        Column::FalsyDefault(default) if !value_truthy(v) => ValueRef::Text(default.as_bytes()),
+        _ => v,
+    }
+}
+
+/// [`column_js`] for the filler, which wraps small BLOBs itself (the flag says this one).
+#[inline]
+fn column_wrapped(js: Napi, stmt: &RawStmt, i: usize, column: Column, safe_integers: bool) -> SResult<(Raw, bool)> {
+    value_js_wrapped(js, column_value(stmt, i, column), safe_integers)
+}
+
+/// The rows of one call, handed to the filler a chunk at a time.
+pub struct RowBatch<'l> {
+    js: Napi,
+    layout: &'l RowLayout,
+    safe_integers: bool,
+    filler: Raw,
+    /// The filler's arguments: `LEAD` leading ones, then this chunk's values.
+    args: Vec<Raw>,
+    count: u32,
+    /// How many of the chunk's values JS wraps as Buffers.
+    wrapped: u32,
+    json: Option<JsonOut>,
+    /// Whether each chunk's values get a handle scope of their own (not for a lone row,
+    /// which must outlive the batch).
+    scoped: bool,
+    /// The chunk's values are handles of this scope (opened with the chunk's first row).
+    scope: Option<Scope>,
+}
+
+impl<'l> RowBatch<'l> {
+    /// Rows appended to `rows`, a JS array (or built one at a time when it is null).
+    fn new(js: Napi, layout: &'l RowLayout, safe_integers: bool, rows: Raw, scoped: bool) -> SResult<Self> {
+        // A chunk holds up to CHUNK_VALUES values and one row more.
+        let room = layout.values.len() + if scoped { CHUNK_VALUES } else { 0 };
+        let mut args = Vec::with_capacity(LEAD + room);
+        args.extend([rows, form_js(js, &layout.form)?, rows, rows, rows]);
+        Ok(RowBatch {
+            js,
+            layout,
+            safe_integers,
+            filler: filler(js)?,
+            args,
+            count: 0,
+            wrapped: 0,
+            json: None,
+            scoped,
+            scope: None,
+        })
+    }
+
+    /// For `all()`: the rows go into a new JS array, returned by [`RowBatch::finish`].
+    pub fn all(js: Napi, layout: &'l RowLayout, safe_integers: bool) -> SResult<Self> {
+        RowBatch::new(js, layout, safe_integers, js.array(0)?, true)
+    }
+
+    /// Adds the statement's current row.
+    pub fn push(&mut self, stmt: &RawStmt) -> SResult<()> {
+        let js = self.js;
+        if self.scoped && self.scope.is_none() {
+            self.scope = Some(js.scope()?);
+        }
+        for &(i, column) in &self.layout.values {
+            let (value, wrapped) = column_wrapped(js, stmt, i, column, self.safe_integers)?;
+            self.wrapped += u32::from(wrapped);
+            self.args.push(value);
+        }
+        if !self.layout.json.is_empty() {
+            let json = self.json.get_or_insert_with(JsonOut::new);
+            json.buf.push(if self.count == 0 { '[' } else { ',' });
+            for (k, &(at, fallback)) in self.layout.json.iter().enumerate() {
+                if k > 0 {
+                    json.buf.push(',');
+                }
+                match at {
+                    Some(i) => json.parsed_json(stmt.column(i), fallback),
+                    None => json.raw(fallback),
+                }
+            }
+        }
+        self.count += 1;
+        let json_len = self.json.as_ref().map_or(0, |j| j.buf.len());
+        if self.args.len() - LEAD >= CHUNK_VALUES || json_len >= CHUNK_JSON {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Hands the chunk to the filler; returns what it returned (the rows array, or the
+    /// one row built when there is no array).
+    fn flush(&mut self) -> SResult<Raw> {
+        let js = self.js;
+        self.args[2] = js.number(f64::from(self.count))?;
+        self.args[3] = match self.json.take() {
+            Some(mut json) => {
+                json.buf.push(']');
+                js.text(json.buf.as_bytes())?
+            }
+            None => js.undefined()?,
+        };
+        self.args[4] = js.number(f64::from(self.wrapped))?;
+        let out = js.call(self.filler, js.undefined()?, &self.args);
+        self.args.truncate(LEAD);
+        self.count = 0;
+        self.wrapped = 0;
+        // The chunk's values are in rows now (or thrown away with an error).
+        self.scope = None;
+        out
+    }
+
+    /// The rows array, every row in it.
+    pub fn finish(mut self) -> SResult<Raw> {
+        if self.count > 0 {
+            self.flush()?;
+        }
+        Ok(self.args[0])
+    }
+}
+
+/// The current row of a stepped statement for `get()` and iterators: the row itself, or
+/// a lone value whose form JS wraps it in, left in the ROW_FORM result slot (-1: none).
+pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool) -> SResult<Raw> {
+    let lone = match layout.values[..] {
+        [(i, column)] if layout.kind == FormKind::Value => Some((i, column, -1.0)),
+        [(i, column)] => layout.single_value().map(|form| (i, column, f64::from(form))),
+        _ => None,
+    };
+    let (value, form) = match lone {
+        Some((i, column, form)) => (column_js(js, stmt, i, column, safe_integers)?, form),
+        None => {
+            let mut batch = RowBatch::new(js, layout, safe_integers, js.null()?, false)?;
+            batch.push(stmt)?;
+            (batch.flush()?, -1.0)
+        }
+    };
+    result_slots::set(js, slot::ROW_FORM, form)?;
+    Ok(value)
+}
+
+/// No row: `undefined`, with no form to wrap it in.
+pub fn no_row(js: Napi) -> SResult<Raw> {
+    result_slots::set(js, slot::ROW_FORM, -1.0)?;
+    js.undefined()
+}

@@ -1,0 +1,201 @@
+//! Reading JS values: their types, numbers, BigInts, strings (as UTF-16 or UTF-8) and
+//! the bytes of typed arrays and DataViews, each a checked Node-API call on [`Napi`].
+
+use napi::sys;
+
+use super::{check, Napi, Raw, Utf8, ViewInfo};
+use crate::error::{SResult, StoreError};
+
+/// The most bytes [`Napi::utf8`] sets aside for a string without asking its exact length.
+const UTF8_ROOM_MAX: usize = 1 << 20;
+
+impl Napi {
+    pub fn type_of(self, v: Raw) -> SResult<sys::napi_valuetype> {
+        out!(0, |t| sys::napi_typeof(self.0, v, &mut t))
+    }
+
+    pub fn double(self, v: Raw) -> SResult<f64> {
+        out!(0f64, |n| sys::napi_get_value_double(self.0, v, &mut n))
+    }
+
+    /// A BigInt as i64 and whether that is exact.
+    pub fn bigint_i64(self, v: Raw) -> SResult<(i64, bool)> {
+        let mut lossless = false;
+        let value = out!(0i64, |n| sys::napi_get_value_bigint_int64(
+            self.0,
+            v,
+            &mut n,
+            &mut lossless
+        ))?;
+        Ok((value, lossless))
+    }
+
+    /// A string's UTF-16 units.
+    pub fn utf16(self, v: Raw) -> SResult<Vec<u16>> {
+        let len = out!(0usize, |n| sys::napi_get_value_string_utf16(
+            self.0,
+            v,
+            std::ptr::null_mut(),
+            0,
+            &mut n
+        ))?;
+        let mut buf = vec![0u16; len + 1];
+        let written = out!(0usize, |n| sys::napi_get_value_string_utf16(
+            self.0,
+            v,
+            buf.as_mut_ptr(),
+            len + 1,
+            &mut n
+        ))?;
+        buf.truncate(written);
+        Ok(buf)
+    }
+
+    /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them). Short
+    /// strings take one call and no allocation: a first read into the inline buffer.
+    pub fn utf8(self, v: Raw) -> SResult<Utf8> {
+        let mut buf = Utf8::new();
+        let written = self.utf8_into(v, &mut buf)?;
+        // Fewer bytes than the room left for them: nothing was cut.
+        if written + 4 < buf.capacity() {
+            return Ok(buf);
+        }
+        // Room for the most bytes the string can take (three per UTF-16 unit, a length V8
+        // knows without reading the string) saves asking for its UTF-8 length, which reads
+        // it whole; past UTF8_ROOM_MAX the exact length is asked instead.
+        let units = out!(0usize, |n| sys::napi_get_value_string_utf16(
+            self.0,
+            v,
+            std::ptr::null_mut(),
+            0,
+            &mut n
+        ))?;
+        let room = match units.checked_mul(3) {
+            Some(room) if room <= UTF8_ROOM_MAX => room,
+            _ => out!(0usize, |n| sys::napi_get_value_string_utf8(
+                self.0,
+                v,
+                std::ptr::null_mut(),
+                0,
+                &mut n
+            ))?,
+        };
+        buf.clear();
+        buf.reserve_exact(room + 1);
+        self.utf8_into(v, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// Writes the string into `buf`'s spare capacity (NUL-terminated by Node-API, which
+    /// is not kept) and sets its length; returns the bytes written.
+    fn utf8_into(self, v: Raw, buf: &mut Utf8) -> SResult<usize> {
+        let room = buf.capacity();
+        let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
+            self.0,
+            v,
+            buf.as_mut_ptr().cast(),
+            room,
+            &mut n
+        ))?;
+        // SAFETY: Node-API wrote `written` bytes (less than `room`, the NUL after them)
+        // into the buffer's capacity.
+        unsafe { buf.set_len(written.min(room.saturating_sub(1))) };
+        Ok(written)
+    }
+
+    pub fn is_array(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_array(self.0, v, &mut b))
+    }
+
+    pub fn is_typedarray(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_typedarray(self.0, v, &mut b))
+    }
+
+    pub fn is_dataview(self, v: Raw) -> SResult<bool> {
+        out!(false, |b| sys::napi_is_dataview(self.0, v, &mut b))
+    }
+
+    /// A typed array's element type, element count and data.
+    pub fn typedarray_info(self, v: Raw) -> SResult<ViewInfo> {
+        let (mut ty, mut length, mut data, mut buffer, mut offset) =
+            (0, 0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        out!((), |_u| sys::napi_get_typedarray_info(
+            self.0,
+            v,
+            &mut ty,
+            &mut length,
+            &mut data,
+            &mut buffer,
+            &mut offset
+        ))?;
+        Ok(ViewInfo {
+            element_type: Some(ty),
+            length,
+            data: data as *const u8,
+        })
+    }
+
+    /// Writes `value` into element `index` of a Float64Array (a result slot JS reads
+    /// right after the call).
+    pub fn set_float64(self, array: Raw, index: usize, value: f64) -> SResult<()> {
+        let info = self.typedarray_info(array)?;
+        if info.element_type != Some(sys::TypedarrayType::float64_array) || index >= info.length || info.data.is_null()
+        {
+            return Err(StoreError::type_error("Expected a Float64Array result slot"));
+        }
+        // SAFETY: the array holds `length` f64 elements at `data` (checked above), and
+        // nothing else touches it during this synchronous call.
+        unsafe { info.data.cast_mut().cast::<f64>().add(index).write_unaligned(value) };
+        Ok(())
+    }
+
+    /// A DataView's byte length and data.
+    pub fn dataview_info(self, v: Raw) -> SResult<ViewInfo> {
+        let (mut length, mut data, mut buffer, mut offset) =
+            (0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        out!((), |_u| sys::napi_get_dataview_info(
+            self.0,
+            v,
+            &mut length,
+            &mut data,
+            &mut buffer,
+            &mut offset
+        ))?;
+        Ok(ViewInfo {
+            element_type: None,
+            length,
+            data: data as *const u8,
+        })
+    }
+
+    /// Runs `f` on `byte_len` bytes of a view described by [`Napi::typedarray_info`] and
+    /// friends, in place. The caller computes `byte_len` from Node-API's own figures (never
+    /// more than the view); `f` runs no JS, so the bytes cannot move or go meanwhile.
+    pub fn with_view_bytes<R>(self, info: &ViewInfo, byte_len: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+        if info.data.is_null() || byte_len == 0 {
+            return f(&[]);
+        }
+        // SAFETY: Node-API reported the view's data pointer; `byte_len` is at most its size,
+        // and the bytes stay put while `f`, which cannot reach JS, runs.
+        f(unsafe { std::slice::from_raw_parts(info.data, byte_len) })
+    }
+
+    /// Copies `byte_len` bytes of a view described by [`Napi::typedarray_info`] and friends.
+    /// The caller computes `byte_len` from Node-API's own figures (never more than the view).
+    pub fn view_bytes(self, info: &ViewInfo, byte_len: usize) -> Vec<u8> {
+        if info.data.is_null() || byte_len == 0 {
+            return Vec::new();
+        }
+        // SAFETY: Node-API reported the view's data pointer; `byte_len` is at most its size
+        // (element count times the size of a known element type, or its byte length).
+        unsafe { std::slice::from_raw_parts(info.data, byte_len) }.to_vec()
+    }
+
+    pub fn prototype(self, v: Raw) -> SResult<Raw> {
+        out!(std::ptr::null_mut(), |o| sys::napi_get_prototype(self.0, v, &mut o))
+    }
+
+    pub fn strict_equals(self, a: Raw, b: Raw) -> SResult<bool> {
+        out!(false, |b2| sys::napi_strict_equals(self.0, a, b, &mut b2))
+    }
+}
