@@ -1,5 +1,5 @@
 // The schema a store of each version expects, and its comparison with a file. The
-// expectation is not a copy of src/sqlite/schema.sql: it is read from a fresh in-memory
+// expectation is not a copy of src/store/schema.sql: it is read from a fresh in-memory
 // store that this package's own createStore of that version builds (its schema.sql plus
 // the open-time steps), so it cannot drift from what the store writes.
 

@@ -1,7 +1,7 @@
 'use strict';
 // db.backup() and db.serialize() on a native connection: better-sqlite3 12's
 // lib/methods/backup.js and serialize.js (same checks, order, messages and stepping),
-// with native calls (src/facade/backup.rs, src/sqlite/backup.rs) in place of its C++
+// with native calls (src/engine/backup/) in place of its C++
 // Backup object.
 
 const fs = require('node:fs');

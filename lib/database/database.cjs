@@ -133,7 +133,7 @@ class Statement {
   #bound = false;
   /**
    * An iterator is open over this statement: a mirror of the Rust statement's state
-   * (src/facade/busy.rs), set only from native answers, for the JS-only checks and `busy`.
+   * (src/engine/connection/busy.rs), set only from native answers, for the JS-only checks and `busy`.
    */
   #locked = false;
 
@@ -176,7 +176,7 @@ class Statement {
     statementRegistry.register(this, { n: this.#n, id });
   }
 
-  /** The binder of a call of `kind` whose only argument is `arg`, or null (see lib/binding.cjs). */
+  /** The binder of a call of `kind` whose only argument is `arg`, or null (see binding.cjs). */
   #binder(kind, arg) {
     return this.#bound ? null : namedBinder(this.#entry, this.#h, this.#id, kind, arg);
   }
@@ -269,7 +269,7 @@ class Statement {
   }
 }
 
-/** `facadeIterStart` with the values of a named-parameter object (lib/binding.cjs) as its arguments. */
+/** `facadeIterStart` with the values of a named-parameter object (binding.cjs) as its arguments. */
 function iterStart(h, id, mode, ...values) {
   native.facadeIterStart(h, id, mode, values);
 }
@@ -283,7 +283,7 @@ class StatementIterator {
   #id;
   /** The statement's row mode and safe-integer bit. */
   #mode;
-  /** Open: the Rust statement iterates for this iterator (src/facade/busy.rs). */
+  /** Open: the Rust statement iterates for this iterator (src/engine/connection/busy.rs). */
   #alive = true;
 
   constructor(token, statement, h, id, mode) {

@@ -1,7 +1,7 @@
 'use strict';
 // db.function(), db.aggregate() and db.table(): better-sqlite3 12's checks, defaults and
-// messages, in its order, in front of the native registrations (src/facade/functions.rs,
-// src/facade/tables.rs). SQLite runs the callbacks inside a statement step, on this
+// messages, in its order, in front of the native registrations (src/engine/callbacks/functions.rs,
+// src/engine/callbacks/tables.rs). SQLite runs the callbacks inside a statement step, on this
 // thread; a callback that throws makes that statement call throw the same value.
 
 const native = require('../native.cjs');

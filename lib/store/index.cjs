@@ -36,7 +36,7 @@ const storeFingerprint = (dbPath) => `sqlite:${createHash('sha256').update(Strin
  * these flags where their methods differ (agents.cjs, roles.cjs).
  * - 7: presence generations fence a stale agent's writes; the store gains `type` and
  *   `fingerprint`.
- * - 8: role-registry integrity (no `active` role without a holder; src/sqlite/schema.rs
+ * - 8: role-registry integrity (no `active` role without a holder; src/store/schema.rs
  *   adds the CHECK and the triggers).
  */
 function schemaOf(version) {

@@ -39,13 +39,13 @@ pub const LARGE_LOG_ROWS: i64 = 10_000;
 /// `c` (`... FROM temp.store_counts AS c`): 1 when they are current, i.e. no other
 /// connection committed and the schema did not change since they were counted (both
 /// versions are stored with the counts), and no write marked them stale.
-#[macro_export]
 macro_rules! counters_fresh {
     () => {
         "(SELECT data_version FROM pragma_data_version()) IS c.data_version \
 AND (SELECT schema_version FROM pragma_schema_version()) IS c.schema_version AND c.stale = 0"
     };
 }
+pub(crate) use counters_fresh;
 
 /// [`counters_fresh`] as a constant.
 pub const FRESH: &str = counters_fresh!();

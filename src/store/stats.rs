@@ -53,25 +53,25 @@ pub(super) const STATEMENTS: &[Stmt] = &[
 
 // Each stats method is one statement (one read transaction). On a large log
 // (src/store/scale.rs) every count the original takes over messages, dead_letters and
-// assign_jobs comes from the counters (src/sqlite/counters.sql): its COUNT(*)s walk a
+// assign_jobs comes from the counters (src/store/counters.sql): its COUNT(*)s walk a
 // whole index, or every queued message, or every job of a status. Only online_agents is
 // counted (the agents table stays small, through idx_agents_status). The first column is
 // scale::FRESH (checked by scale::stats_row); the _SMALL twins, run while the log is
 // small, are the original's statements with a 0 there.
 const QUEUE_DEPTHS: &str = concat!(
     "SELECT ",
-    crate::counters_fresh!(),
+    scale::counters_fresh!(),
     ", c.urgent, c.normal, c.dead_letters FROM temp.store_counts AS c"
 );
 const HUB_STATS: &str = concat!(
     "SELECT ",
-    crate::counters_fresh!(),
+    scale::counters_fresh!(),
     ", (SELECT COUNT(*) FROM agents WHERE status='online'), c.messages, c.assign_queued + c.assign_running,
  c.urgent, c.normal, c.dead_letters FROM temp.store_counts AS c"
 );
 const AUDIT_STATS: &str = concat!(
     "SELECT ",
-    crate::counters_fresh!(),
+    scale::counters_fresh!(),
     ", (SELECT COUNT(*) FROM agents WHERE status='online'), c.messages, c.dead_letters,
  c.assign_queued, c.assign_running, c.assign_failed, c.assign_timed_out FROM temp.store_counts AS c"
 );

@@ -1,7 +1,8 @@
 //! The wire between the native functions and the JS layer, defined here once: every
-//! number both sides agree on, by the name JS reads it under. JS never writes one of
-//! them: `native.protocol()` hands it all of them when the binary loads
-//! (`lib/protocol.cjs`), and a test holds JS's uses to the names given.
+//! number both sides agree on, by the name JS reads it under. `native.protocol()` hands
+//! them all out; `tools/protocol.mjs` writes them into `lib/protocol.cjs`, which the JS
+//! layer reads them from; `lib/native.cjs` refuses a binary whose numbers differ, and a
+//! test fails when the two do.
 //!
 //! - Rows are JS values built by `lib/database/rows.cjs` from the values `rows` hands it;
 //!   the few results that are not rows travel as JSON text parsed once in JS.
