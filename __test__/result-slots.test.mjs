@@ -89,7 +89,11 @@ test('detaching the slot buffer cannot make a call write out of bounds or crash'
     try { structuredClone(slots.buffer, { transfer: [slots.buffer] }); } catch {}
     try { slots.buffer.transfer?.(); } catch {}
     for (let i = 0; i < 1000; i++) db.prepare('INSERT INTO t (v) VALUES (?)').run('x');
-    console.log(db.prepare('SELECT count(*) AS n FROM t').pluck().get());
+    try {
+      console.log(db.prepare('SELECT count(*) AS n FROM t').pluck().get());
+    } catch (error) {
+      console.log(slots.length === 0 ? 'detached: ' + error.message : 'not detached: ' + error.stack);
+    }
     for (let i = 0; i < 1000; i++) {
       try { db.prepare('SELECT v FROM t WHERE id = ?').get(i + 1); } catch {}
       try { db.prepare('SELECT id, v, v AS w FROM t WHERE id = ?').get(i + 1); } catch {}
@@ -98,7 +102,9 @@ test('detaching the slot buffer cannot make a call write out of bounds or crash'
   const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   assert.equal(child.signal, null, child.stderr);
   assert.equal(child.status, 0, child.stderr);
-  assert.equal(child.stdout.trim(), '1000');
+  // A row whose form was left in the detached slots cannot be read: a clear error, not a
+  // wrong row. Where the buffer stays attached (Node 20), rows read as ever.
+  assert.match(child.stdout.trim(), /^(1000|detached: This environment's result slots were detached .*)$/);
 });
 
 /** User callbacks in a worker: their call frame is the worker's slots. */

@@ -24,6 +24,8 @@ const {
   ROW_FORM,
 } = require('../protocol.cjs');
 
+const SLOTS_DETACHED = "This environment's result slots were detached (their ArrayBuffer was transferred): rows can no longer be read";
+
 /** The result slots; ROW_FORM holds the form of a lone value, or -1. */
 let slots = null;
 
@@ -179,7 +181,11 @@ function fill(rows, form, count, json, wrapped, ...values) {
 /** A one-row result as the native call returned it: the row, or a lone value wrapped by its form. */
 function rowResult(out) {
   const form = slots[ROW_FORM];
-  return form < 0 ? out : formOf(form).one(out);
+  if (form < 0) return out;
+  // Unreadable once someone transferred the slots' ArrayBuffer away (Node 22 and later
+  // let JS detach it): the row's form is lost with it.
+  if (form === undefined) throw new TypeError(SLOTS_DETACHED);
+  return formOf(form).one(out);
 }
 
 native.onLoad(() => {
