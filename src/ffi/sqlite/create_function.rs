@@ -37,21 +37,14 @@ impl ResultSink {
                 ValueRef::Real(f) => ffi::sqlite3_result_double(self.ctx, f),
                 ValueRef::Text(t) => ffi::sqlite3_result_text64(
                     self.ctx,
-                    if t.is_empty() { c"".as_ptr() } else { t.as_ptr().cast() },
+                    super::value_ptr(t).cast(),
                     t.len() as u64,
                     ffi::SQLITE_TRANSIENT(),
                     ffi::SQLITE_UTF8 as u8,
                 ),
-                ValueRef::Blob(b) => ffi::sqlite3_result_blob64(
-                    self.ctx,
-                    if b.is_empty() {
-                        c"".as_ptr().cast()
-                    } else {
-                        b.as_ptr().cast()
-                    },
-                    b.len() as u64,
-                    ffi::SQLITE_TRANSIENT(),
-                ),
+                ValueRef::Blob(b) => {
+                    ffi::sqlite3_result_blob64(self.ctx, super::value_ptr(b), b.len() as u64, ffi::SQLITE_TRANSIENT())
+                }
             }
         }
     }

@@ -173,11 +173,7 @@ impl RawStmt {
                 ValueRef::Blob(b) => ffi::sqlite3_bind_blob64(
                     self.handle,
                     i,
-                    if b.is_empty() {
-                        c"".as_ptr().cast()
-                    } else {
-                        b.as_ptr().cast()
-                    },
+                    super::value_ptr(b),
                     b.len() as u64,
                     ffi::SQLITE_TRANSIENT(),
                 ),
