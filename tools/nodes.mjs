@@ -5,6 +5,7 @@
 // headers, in .tools/better-sqlite3/. A Node whose better-sqlite3 does not build is
 // reported with the compiler's reason and the others go on.
 //   node tools/nodes.mjs [--node=22,24,26]
+import { spawnSync } from 'node:child_process';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildFailure, ensureBetterSqlite3, ensureNode, nodeAbi, nodeVersion } from './platform-tools.mjs';
@@ -17,6 +18,23 @@ export const SUPPORTED_MAJORS = ['22', '24', '26'];
  * better-sqlite3: { major, version, exe, abi, betterSqlite3 } where betterSqlite3 is the
  * package folder, or { error } when better-sqlite3 does not build for that Node.
  */
+/**
+ * Runs `script` again under each Node of `majors` (installed by this tool) with the
+ * command line `argv` less its `--nodes` option, one after the other, announcing each as
+ * `label: Node <version>`; exits 1 if any run failed, else 0.
+ */
+export function rerunUnderNodes(label, majors, script, argv) {
+  const rest = argv.filter((a, i, all) => !a.startsWith('--nodes') && all[i - 1] !== '--nodes');
+  let failed = false;
+  for (const major of majors) {
+    const node = hostNode(major);
+    console.log(`${label}: Node ${node.version}`);
+    const run = spawnSync(node.exe, [script, ...rest], { stdio: 'inherit' });
+    failed ||= run.status !== 0;
+  }
+  process.exit(failed ? 1 : 0);
+}
+
 export function hostNode(major) {
   const own = process.versions.node.split('.')[0] === major;
   const exe = own ? process.execPath : ensureNode('linux-x64', nodeVersion('linux-x64', major));

@@ -9,7 +9,7 @@
 // `--trace` prints each sequence's steps and both transcripts (with `--from I --count 1`,
 // one finding again). Exit status 1 on a crash, hang, memory finding or a difference that
 // docs/better-sqlite3-api.md does not list.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,16 +128,8 @@ function parseArgs(argv) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.nodes) {
-    const { hostNode } = await import('../../tools/nodes.mjs');
-    const rest = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--nodes') && all[i - 1] !== '--nodes');
-    let failed = false;
-    for (const major of opts.nodes) {
-      const node = hostNode(major);
-      console.log(`adversarial: Node ${node.version}`);
-      const run = spawnSync(node.exe, [fileURLToPath(import.meta.url), ...rest], { stdio: 'inherit' });
-      failed ||= run.status !== 0;
-    }
-    process.exit(failed ? 1 : 0);
+    const { rerunUnderNodes } = await import('../../tools/nodes.mjs');
+    rerunUnderNodes('adversarial', opts.nodes, fileURLToPath(import.meta.url), process.argv.slice(2));
   }
   const started = Date.now();
   let shown = 0;

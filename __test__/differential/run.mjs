@@ -7,7 +7,6 @@
 //
 // `--nodes` runs the same cases on each of those Nodes (the machine's own, or the ones
 // `npm run nodes` installed) one after the other. Exit status 1 when any case differs.
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
@@ -81,16 +80,8 @@ function parseArgs(argv) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.nodes) {
-    const { hostNode } = await import('../../tools/nodes.mjs');
-    const rest = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--nodes') && all[i - 1] !== '--nodes');
-    let failed = false;
-    for (const major of opts.nodes) {
-      const node = hostNode(major);
-      console.log(`differential: Node ${node.version}`);
-      const run = spawnSync(node.exe, [fileURLToPath(import.meta.url), ...rest], { stdio: 'inherit' });
-      failed ||= run.status !== 0;
-    }
-    process.exit(failed ? 1 : 0);
+    const { rerunUnderNodes } = await import('../../tools/nodes.mjs');
+    rerunUnderNodes('differential', opts.nodes, fileURLToPath(import.meta.url), process.argv.slice(2));
   }
   const { loadReference } = await import('../../tools/reference.mjs');
   const Reference = loadReference();
