@@ -8,12 +8,16 @@
 // - Many rows (`all()`, the store's reads): the native side calls `fill` with a chunk of
 //   rows' values as its arguments; it appends the rows to the result array.
 // - One row (`get()`, an iterator's `next()`): a row of one value comes back as that
-//   value with its form in the ROW_FORM result slot (`rowResult` wraps it); any other
-//   row comes back built by `fill`.
+//   value with its form in the ROW_FORM result slot (`rowResult` wraps it); a row of
+//   several values is made by its form's maker (`makerOf`), which the native side calls
+//   with the values as its arguments; a row with stored JSON comes back built by `fill`.
 // - The store's stored JSON columns travel as one JSON array text per chunk, parsed once
 //   and read in order by the rows' makers.
 // - A chunk's small BLOBs come as ArrayBuffers, each wrapped here as the Buffer
 //   better-sqlite3 would have made (cheaper than a Buffer made through Node-API).
+// - A chunk's INTEGER values read as BigInt come as `undefined` in their places, their
+//   bits in the result slots from ROW_BIGINTS on, read here through a BigInt64Array
+//   (cheaper than a BigInt made through Node-API).
 
 const native = require('../native.cjs');
 const {
@@ -22,12 +26,16 @@ const {
   FORM_VALUE: VALUE,
   FORM_EXPANDED: EXPANDED,
   ROW_FORM,
+  ROW_BIGINTS,
+  ROW_BIGINTS_MAX,
 } = require('../protocol.cjs');
 
 const SLOTS_DETACHED = "This environment's result slots were detached (their ArrayBuffer was transferred): rows can no longer be read";
 
 /** The result slots; ROW_FORM holds the form of a lone value, or -1. */
 let slots = null;
+/** The BigInt lane: the slots from ROW_BIGINTS on, as 64-bit integers. */
+let bigintLane = null;
 
 /**
  * How better-sqlite3 builds a FLAT row on this Node. Built for Node 22 and later (V8
@@ -68,11 +76,15 @@ function definedRow(keys, value) {
   return row;
 }
 
+/** Parameter names of a maker that takes `width` values as its arguments. */
+const params = (width) => Array.from({ length: width }, (_, i) => `a${i}`);
+
 /**
  * The makers of an object form: `make(v, o, j, jo)` takes the row's `width` values from
  * `v[o]` on and its `json` parsed values from `j[jo]` on; `one(a)` a row of the one value
- * `a`. An object literal where code generation works (one hidden class per form; a
- * repeated key keeps its first position and last value, as better-sqlite3's rows do).
+ * `a`; `args(a0, a1, …)` a row of its arguments (a form with no stored JSON). An object
+ * literal where code generation works (one hidden class per form; a repeated key keeps
+ * its first position and last value, as better-sqlite3's rows do).
  */
 function objectMakers(keys, width) {
   const read = (i) => (i < width ? `v[o + ${i}]` : `j[jo + ${i - width}]`);
@@ -89,17 +101,27 @@ function objectMakers(keys, width) {
     };
   }
   const fields = keys.map((key, i) => `${literalKey(key)}: ${read(i)}`).join(', ');
-  return {
+  const makers = {
     make: new Function('v', 'o', 'j', 'jo', `return { ${fields} };`),
     one: new Function('a', `return { ${keys.map((key) => `${literalKey(key)}: a`).join(', ')} };`),
   };
+  if (keys.length === width) {
+    const names = params(width);
+    makers.args = new Function(...names, `return { ${keys.map((key, i) => `${literalKey(key)}: ${names[i]}`).join(', ')} };`);
+  }
+  return makers;
 }
 
 /** The makers of an array form of `width` values (RAW rows). */
 function arrayMakers(width) {
   if (CAN_GENERATE && width <= 16) {
     const items = Array.from({ length: width }, (_, i) => `v[o + ${i}]`).join(', ');
-    return { make: new Function('v', 'o', `return [${items}];`), one: (a) => [a] };
+    const names = params(width);
+    return {
+      make: new Function('v', 'o', `return [${items}];`),
+      one: (a) => [a],
+      args: new Function(...names, `return [${names.join(', ')}];`),
+    };
   }
   return { make: (v, o) => v.slice(o, o + width), one: (a) => [a] };
 }
@@ -139,7 +161,8 @@ function compile(items) {
   else if (kind === VALUE) makers = { make: (v, o) => v[o], one: (a) => a };
   else if (kind === EXPANDED) makers = { make: (v, o) => expandedRow(keys, v, o), one: (a) => expandedRow(keys, [a], 0) };
   else throw new Error(`triflux-native-store: unknown row form kind ${items[0]}`);
-  return { width, json, make: makers.make, one: makers.one };
+  const { make, one } = makers;
+  return { width, json, make, one, args: makers.args ?? ((...values) => make(values, 0, undefined, 0)) };
 }
 
 /** Compiled forms by number (the numbers are this thread's, like this module). */
@@ -162,14 +185,23 @@ function wrapBlobs(values, wrapped) {
   }
 }
 
+/** Puts the `bigints` BigInts of the lane in the places of the `undefined`s among `values`. */
+function takeBigInts(values, bigints) {
+  if (bigintLane.length === 0) throw new TypeError(SLOTS_DETACHED);
+  for (let i = 0, k = 0; k < bigints; i++) {
+    if (values[i] === undefined) values[i] = bigintLane[k++];
+  }
+}
+
 /**
  * Called by the native side: builds `count` rows of `form` from `values` and appends them
  * to `rows` (returned), or returns the one row when `rows` is null. `json` is the JSON
  * array text of the rows' stored JSON columns, or undefined; `wrapped` how many values
- * are ArrayBuffers to wrap as Buffers.
+ * are ArrayBuffers to wrap as Buffers; `bigints` how many are BigInts in the lane.
  */
-function fill(rows, form, count, json, wrapped, ...values) {
+function fill(rows, form, count, json, wrapped, bigints, ...values) {
   if (wrapped > 0) wrapBlobs(values, wrapped);
+  if (bigints > 0) takeBigInts(values, bigints);
   const { make, width, json: perRow } = formOf(form);
   const parsed = json === undefined ? undefined : JSON.parse(json);
   if (rows === null) return make(values, 0, parsed, 0);
@@ -177,6 +209,9 @@ function fill(rows, form, count, json, wrapped, ...values) {
   for (let r = 0, o = 0, jo = 0; r < count; r++, o += width, jo += perRow) rows[n++] = make(values, o, parsed, jo);
   return rows;
 }
+
+/** Called by the native side once per form: the function that makes a row of `form` from its values as arguments. */
+const makerOf = (form) => formOf(form).args;
 
 /** A one-row result as the native call returned it: the row, or a lone value wrapped by its form. */
 function rowResult(out) {
@@ -190,7 +225,8 @@ function rowResult(out) {
 
 native.onLoad(() => {
   slots = native.resultSlots();
-  native.setRowFiller(fill);
+  bigintLane = new BigInt64Array(slots.buffer, slots.byteOffset + ROW_BIGINTS * 8, ROW_BIGINTS_MAX);
+  native.setRowFiller(fill, makerOf);
 });
 
 module.exports = { rowResult };

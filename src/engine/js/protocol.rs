@@ -78,8 +78,14 @@ pub mod slot {
         QUEUE: usize = QUEUE_LEN + 1;
         /// The queue's room in slots.
         QUEUE_SLOTS: usize = 2048;
+        /// The INTEGER values read as BigInt of a chunk of rows, as i64 bits, from here
+        /// on: the row filler reads them through a BigInt64Array view where those values
+        /// are `undefined` among its arguments.
+        ROW_BIGINTS: usize = QUEUE + QUEUE_SLOTS;
+        /// The room for them in slots (a chunk's later ones travel as BigInt values).
+        ROW_BIGINTS_MAX: usize = 1024;
         /// How many slots there are.
-        SLOTS: usize = QUEUE + QUEUE_SLOTS;
+        SLOTS: usize = ROW_BIGINTS + ROW_BIGINTS_MAX;
     }
 }
 
@@ -292,6 +298,7 @@ mod tests {
         assert_eq!(sorted, (0..singles.len()).collect::<Vec<_>>());
         assert_eq!(slot::CALL_ARGS, singles.len());
         assert_eq!(slot::QUEUE_LEN, slot::CALL_ARGS + slot::CALL_ARGS_MAX);
-        assert_eq!(slot::SLOTS, slot::QUEUE + slot::QUEUE_SLOTS);
+        assert_eq!(slot::ROW_BIGINTS, slot::QUEUE + slot::QUEUE_SLOTS);
+        assert_eq!(slot::SLOTS, slot::ROW_BIGINTS + slot::ROW_BIGINTS_MAX);
     }
 }

@@ -5,12 +5,17 @@
 //!   of one call that builds the chunk's rows and appends them to the result array. A
 //!   chunk's values live in a handle scope of their own, closed once they are in rows.
 //! - [`one_row`] (`get()`, an iterator's `next()`, the store's `get`): a row of one value
-//!   crosses as that value (JS wraps it by its form); any other row is built by the filler
-//!   as a chunk of one.
+//!   crosses as that value (JS wraps it by its form); a row of a registered form with no
+//!   stored JSON is made by its form's maker, a JS function called with the row's values
+//!   as its arguments and nothing else; any other row is built by the filler as a chunk
+//!   of one.
 //!
 //! Stored JSON columns (the store's rows) are checked here and written, fallbacks in
 //! place, into one JSON array text per chunk that the filler parses once. A chunk's small
-//! BLOBs cross as ArrayBuffers that the filler wraps as Buffers (`value_js_wrapped`).
+//! BLOBs cross as ArrayBuffers that the filler wraps as Buffers (`value_js_wrapped`), and
+//! its INTEGER values read as BigInt as i64 bits in the result slots (`slot::ROW_BIGINTS`,
+//! a BigInt64Array in JS, whose reads make BigInts cheaper than Node-API does), each
+//! `undefined` in its place among the values.
 
 use std::cell::RefCell;
 
@@ -38,24 +43,63 @@ const CHUNK_VALUES: usize = 1024;
 const CHUNK_JSON: usize = 1 << 20;
 
 /// The filler's leading arguments: the rows array (or null), the form, the row count, the
-/// chunk's JSON (or undefined) and how many of its values JS wraps as Buffers; the values
-/// follow.
-const LEAD: usize = 5;
+/// chunk's JSON (or undefined), how many of its values JS wraps as Buffers and how many
+/// it takes from the BigInt lane; the values follow.
+const LEAD: usize = 6;
+
+/// A lone row of at most this many values goes to its form's maker; a wider one to the
+/// filler (a maker is compiled with one parameter per value).
+const MAKER_VALUES: usize = 64;
 
 thread_local! {
     /// This thread's row filler (lib/database/rows.cjs), set once when the binding loads.
     static FILLER: RefCell<Option<JsRef>> = const { RefCell::new(None) };
+    /// The JS function that returns a form's maker (`makerOf(form)`), set with the filler.
+    static MAKER_OF: RefCell<Option<JsRef>> = const { RefCell::new(None) };
+    /// The makers asked for so far, by form number.
+    static MAKERS: RefCell<Vec<Option<JsRef>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `native.setRowFiller(fill)`: the JS function that builds rows from their values.
+/// `native.setRowFiller(fill, makerOf)`: the JS functions that build rows from their
+/// values: many rows at a time (`fill`), or one row of a form (the function
+/// `makerOf(form)` returns).
 #[napi]
-pub fn set_row_filler(env: Env, fill: JsVal) -> Result<()> {
-    if !fill.is_function() {
-        return Err(Error::from_reason("the row filler must be a function"));
+pub fn set_row_filler(env: Env, fill: JsVal, maker_of: JsVal) -> Result<()> {
+    if !fill.is_function() || !maker_of.is_function() {
+        return Err(Error::from_reason("the row filler and maker source must be functions"));
     }
-    let kept = Napi::new(env.raw()).keep(fill.raw()).map_err(|e| e.throw(env.raw()))?;
-    FILLER.with(|f| *f.borrow_mut() = Some(kept));
+    let js = Napi::new(env.raw());
+    let fill = js.keep(fill.raw()).map_err(|e| e.throw(env.raw()))?;
+    let maker_of = js.keep(maker_of.raw()).map_err(|e| e.throw(env.raw()))?;
+    FILLER.with(|f| *f.borrow_mut() = Some(fill));
+    MAKER_OF.with(|m| *m.borrow_mut() = Some(maker_of));
+    MAKERS.with(|m| m.borrow_mut().clear());
     Ok(())
+}
+
+/// Form `id`'s maker: asked of JS once, then kept.
+fn maker(js: Napi, id: u32) -> SResult<Raw> {
+    let at = id as usize;
+    let kept = MAKERS.with(|m| m.borrow().get(at).and_then(|k| k.as_ref().map(|k| k.get(js))));
+    if let Some(maker) = kept {
+        return maker;
+    }
+    let maker_of = MAKER_OF.with(|m| match m.borrow().as_ref() {
+        Some(kept) => kept.get(js),
+        None => Err(StoreError::error(
+            "the row maker source was never set (native.setRowFiller)",
+        )),
+    })?;
+    let maker = js.call(maker_of, js.undefined()?, &[js.number(f64::from(id))?])?;
+    let kept = js.keep(maker)?;
+    MAKERS.with(|m| {
+        let mut makers = m.borrow_mut();
+        if makers.len() <= at {
+            makers.resize_with(at + 1, || None);
+        }
+        makers[at] = Some(kept);
+    });
+    Ok(maker)
 }
 
 fn filler(js: Napi) -> SResult<Raw> {
@@ -96,10 +140,10 @@ fn column_value<'s>(stmt: &'s RawStmt, i: usize, column: Column) -> ValueRef<'s>
     }
 }
 
-/// [`column_js`] for the filler, which wraps small BLOBs itself (the flag says this one).
-#[inline]
-fn column_wrapped(js: Napi, stmt: &RawStmt, i: usize, column: Column, safe_integers: bool) -> SResult<(Raw, bool)> {
-    value_js_wrapped(js, column_value(stmt, i, column), safe_integers)
+thread_local! {
+    /// The argument and BigInt buffers of the last batch, kept for the next one: a read
+    /// then allocates nothing of its own.
+    static SPARE: RefCell<(Vec<Raw>, Vec<i64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// The rows of one call, handed to the filler a chunk at a time.
@@ -113,6 +157,11 @@ pub struct RowBatch<'l> {
     count: u32,
     /// How many of the chunk's values JS wraps as Buffers.
     wrapped: u32,
+    /// The chunk's INTEGER values read as BigInt that go through the BigInt lane, when
+    /// the result slots are memory shared with JS (else None: each is a BigInt value).
+    bigints: Option<Vec<i64>>,
+    /// `undefined`, the place of a value in the BigInt lane.
+    undefined: Raw,
     json: Option<JsonOut>,
     /// Whether each chunk's values get a handle scope of their own (not for a lone row,
     /// which must outlive the batch).
@@ -126,8 +175,13 @@ impl<'l> RowBatch<'l> {
     fn new(js: Napi, layout: &'l RowLayout, safe_integers: bool, rows: Raw, scoped: bool) -> SResult<Self> {
         // A chunk holds up to CHUNK_VALUES values and one row more.
         let room = layout.values.len() + if scoped { CHUNK_VALUES } else { 0 };
-        let mut args = Vec::with_capacity(LEAD + room);
-        args.extend([rows, form_js(js, &layout.form)?, rows, rows, rows]);
+        // A batch made while another is open (a read in a user function a step runs)
+        // finds the spare buffers taken and makes its own.
+        let (mut args, bigints) = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        args.clear();
+        args.reserve(LEAD + room);
+        args.extend([rows, form_js(js, &layout.form)?, rows, rows, rows, rows]);
+        let lane = safe_integers && result_slots::with_shared(|slots| slots.is_some());
         Ok(RowBatch {
             js,
             layout,
@@ -136,6 +190,8 @@ impl<'l> RowBatch<'l> {
             args,
             count: 0,
             wrapped: 0,
+            bigints: lane.then_some(bigints),
+            undefined: js.undefined()?,
             json: None,
             scoped,
             scope: None,
@@ -154,7 +210,15 @@ impl<'l> RowBatch<'l> {
             self.scope = Some(js.scope()?);
         }
         for &(i, column) in &self.layout.values {
-            let (value, wrapped) = column_wrapped(js, stmt, i, column, self.safe_integers)?;
+            let value = column_value(stmt, i, column);
+            if let (ValueRef::Integer(n), Some(bigints)) = (value, self.bigints.as_mut()) {
+                if bigints.len() < slot::ROW_BIGINTS_MAX {
+                    bigints.push(n);
+                    self.args.push(self.undefined);
+                    continue;
+                }
+            }
+            let (value, wrapped) = value_js_wrapped(js, value, self.safe_integers)?;
             self.wrapped += u32::from(wrapped);
             self.args.push(value);
         }
@@ -192,10 +256,24 @@ impl<'l> RowBatch<'l> {
             None => js.undefined()?,
         };
         self.args[4] = js.number(f64::from(self.wrapped))?;
-        let out = js.call(self.filler, js.undefined()?, &self.args);
+        let lane = self.bigints.as_deref().unwrap_or_default();
+        // Written right before the call that reads them: a user function run by a step
+        // between two rows may have used the slots for rows of its own.
+        result_slots::with_shared(|slots| {
+            if let Some(slots) = slots {
+                for (k, &n) in lane.iter().enumerate() {
+                    slots.put_i64(slot::ROW_BIGINTS + k, n);
+                }
+            }
+        });
+        self.args[5] = js.number(lane.len() as f64)?;
+        let out = js.call(self.filler, self.undefined, &self.args);
         self.args.truncate(LEAD);
         self.count = 0;
         self.wrapped = 0;
+        if let Some(bigints) = self.bigints.as_mut() {
+            bigints.clear();
+        }
         // The chunk's values are in rows now (or thrown away with an error).
         self.scope = None;
         out
@@ -210,6 +288,23 @@ impl<'l> RowBatch<'l> {
     }
 }
 
+impl Drop for RowBatch<'_> {
+    fn drop(&mut self) {
+        let args = std::mem::take(&mut self.args);
+        let mut bigints = self.bigints.take().unwrap_or_default();
+        bigints.clear();
+        SPARE.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.0.capacity() < args.capacity() {
+                spare.0 = args;
+            }
+            if spare.1.capacity() < bigints.capacity() {
+                spare.1 = bigints;
+            }
+        });
+    }
+}
+
 /// The current row of a stepped statement for `get()` and iterators: the row itself, or
 /// a lone value whose form JS wraps it in, left in the ROW_FORM result slot (-1: none).
 pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool) -> SResult<Raw> {
@@ -218,9 +313,16 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
         [(i, column)] => layout.single_value().map(|form| (i, column, f64::from(form))),
         _ => None,
     };
-    let (value, form) = match lone {
-        Some((i, column, form)) => (column_js(js, stmt, i, column, safe_integers)?, form),
-        None => {
+    let (value, form) = match (lone, &layout.form) {
+        (Some((i, column, form)), _) => (column_js(js, stmt, i, column, safe_integers)?, form),
+        (None, &Form::Id(id)) if layout.json.is_empty() && layout.values.len() <= MAKER_VALUES => {
+            let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
+            for &(i, column) in &layout.values {
+                values.push(column_js(js, stmt, i, column, safe_integers)?);
+            }
+            (js.call(maker(js, id)?, js.undefined()?, &values)?, -1.0)
+        }
+        (None, _) => {
             let mut batch = RowBatch::new(js, layout, safe_integers, js.null()?, false)?;
             batch.push(stmt)?;
             (batch.flush()?, -1.0)
