@@ -18,7 +18,7 @@ test("lib/protocol.cjs holds the binary's wire, every name and number in its ord
 test('the result slots are dense and the call frame, the queue and the BigInt lane fit in them', () => {
   const { WIRE } = protocol;
   const singles = ['LAST_ROWID', 'LAST_ROWID_BITS', 'ROW_FORM', 'BUSY', 'CALLBACKS', 'CALL_SHARED',
-    'CALL_RESULT_IS_NUMBER', 'CALL_RESULT', 'CALL_STATE', 'CALL_FLAGS'].map((name) => WIRE[name]);
+    'CALL_RESULT_TYPE', 'CALL_RESULT', 'CALL_STATE', 'CALL_FLAGS'].map((name) => WIRE[name]);
   assert.deepEqual([...singles].sort((a, b) => a - b), singles.map((_, i) => i));
   native.load();
   assert.equal(native.resultSlots().length, WIRE.SLOTS);

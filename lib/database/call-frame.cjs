@@ -21,7 +21,10 @@
 const native = require('../native.cjs');
 const {
   CALL_SHARED,
-  CALL_RESULT_IS_NUMBER,
+  CALL_RESULT_TYPE,
+  RESULT_OTHER,
+  RESULT_NUMBER,
+  RESULT_STRING,
   CALL_RESULT,
   CALL_STATE,
   CALL_FLAGS,
@@ -87,14 +90,17 @@ function decoders() {
     if (a === true) return b[CALL_ARGS + i];
     return a instanceof ArrayBuffer ? bufferOf(a) : a;
   };
-  /** The result: a number left in the frame (returned too where the frame is not shared), or itself. */
+  /**
+   * The result: a number left in the frame (returned too where the frame is not shared),
+   * or itself, its type said (a string is read as one, with no question of its type).
+   */
   const done = (r) => {
     if (typeof r === 'number') {
       f[CALL_RESULT] = r;
-      f[CALL_RESULT_IS_NUMBER] = 1;
+      f[CALL_RESULT_TYPE] = RESULT_NUMBER;
       return shared ? undefined : r;
     }
-    f[CALL_RESULT_IS_NUMBER] = 0;
+    f[CALL_RESULT_TYPE] = typeof r === 'string' ? RESULT_STRING : RESULT_OTHER;
     return r;
   };
   /** Slot `k` as the native side wrote a small integer there (the frame's ids and flags). */
@@ -103,9 +109,9 @@ function decoders() {
   const publish = (acc) => {
     if (typeof acc === 'number') {
       f[CALL_RESULT] = acc;
-      f[CALL_RESULT_IS_NUMBER] = 1;
+      f[CALL_RESULT_TYPE] = RESULT_NUMBER;
     } else {
-      f[CALL_RESULT_IS_NUMBER] = 0;
+      f[CALL_RESULT_TYPE] = RESULT_OTHER;
     }
   };
   return { f, arg, done, int, publish };
@@ -130,7 +136,7 @@ function deliver(r0, r1, r2, r3) {
   const i32 = I32;
   const n = i32[2 * QUEUE_LEN];
   // A value call that gives no number leaves none from an earlier callback.
-  F[CALL_RESULT_IS_NUMBER] = 0;
+  F[CALL_RESULT_TYPE] = RESULT_OTHER;
   let p = 2 * QUEUE;
   let r;
   let k = 0;

@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 
 use crate::engine::callbacks::frames;
 use crate::engine::callbacks::scope::CallValues;
-use crate::engine::js::protocol::slot;
+use crate::engine::js::protocol::{group, slot};
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::sql_value::{bound_from_js, value_js, value_js_wrapped};
 use crate::engine::js::throw::Throw;
@@ -174,12 +174,7 @@ pub fn call_framed(js: Napi, call: &FrameCall<'_>) -> SResult<Framed> {
                 js.call(values.func, values.undefined, &argv)?
             }
         };
-        // The trampoline wrote these last, after the user's function (and any callback
-        // nested in it) returned.
-        let number = frame
-            .filter(|frame| frame.get(slot::CALL_RESULT_IS_NUMBER) == 1.0)
-            .map(|frame| frame.get(slot::CALL_RESULT));
-        Ok(Framed { value, number })
+        Ok(Framed::read(value, frame))
     })
 }
 
@@ -218,8 +213,7 @@ fn call_with_frame(
         };
     }
     let value = js.call(values.func, values.undefined, &argv[..args.len()])?;
-    let number = (frame.get(slot::CALL_RESULT_IS_NUMBER) == 1.0).then(|| frame.get(slot::CALL_RESULT));
-    Ok(Framed { value, number })
+    Ok(Framed::read(value, Some(frame)))
 }
 
 /// What a trampoline gave back: the JS value it returned, and the number it left in the
@@ -228,6 +222,25 @@ fn call_with_frame(
 pub struct Framed {
     pub value: Raw,
     pub number: Option<f64>,
+    /// Whether the trampoline said `value` is a string.
+    pub string: bool,
+}
+
+impl Framed {
+    /// `value` with what the trampoline left in the frame about it (written last, after
+    /// the user's function and any callback nested in it returned).
+    pub fn read(value: Raw, frame: Option<&ResultSlots>) -> Self {
+        let kind = frame.map_or(f64::from(group::RESULT_OTHER), |frame| {
+            frame.get(slot::CALL_RESULT_TYPE)
+        });
+        Framed {
+            value,
+            number: frame
+                .filter(|_| kind == f64::from(group::RESULT_NUMBER))
+                .map(|frame| frame.get(slot::CALL_RESULT)),
+            string: kind == f64::from(group::RESULT_STRING),
+        }
+    }
 }
 
 fn write_state(js: Napi, frame: Option<&ResultSlots>, state: Option<(u32, u32)>) -> SResult<()> {
@@ -301,14 +314,20 @@ pub struct FrameCall<'a> {
     pub state: Option<(u32, u32)>,
 }
 
-/// A callback's result: the number its trampoline left in the call frame, else the JS
-/// value it returned, converted by [`set_result`].
+/// A callback's result: the number its trampoline left in the call frame, the string it
+/// said it returned, else the JS value it returned, converted by [`set_result`].
 pub fn frame_result(js: Napi, framed: Framed, out: &mut ResultSink, prefix: impl FnOnce() -> String) -> SResult<()> {
-    match framed.number {
-        Some(n) => {
-            out.set(ValueRef::Real(n));
-            Ok(())
-        }
-        None => set_result(js, framed.value, out, prefix),
+    if let Some(n) = framed.number {
+        out.set(ValueRef::Real(n));
+        return Ok(());
     }
+    if framed.string {
+        // Read as a string only if it is one (Node-API refuses anything else, with no
+        // exception thrown): any other value takes the general road.
+        if let Ok(text) = JsVal::string(js, framed.value).sqlite_text() {
+            out.set(ValueRef::Text(&text));
+            return Ok(());
+        }
+    }
+    set_result(js, framed.value, out, prefix)
 }

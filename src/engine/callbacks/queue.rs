@@ -414,10 +414,5 @@ fn call_deliver(js: Napi, db: u32, count: usize) -> SResult<Framed> {
         Ok((deliver, undefined, argv))
     })?;
     let value = js.call(deliver, undefined, &argv[..count])?;
-    let number = slots::with_shared(|frame| {
-        frame
-            .filter(|frame| frame.get(slot::CALL_RESULT_IS_NUMBER) == 1.0)
-            .map(|frame| frame.get(slot::CALL_RESULT))
-    });
-    Ok(Framed { value, number })
+    Ok(slots::with_shared(|frame| Framed::read(value, frame)))
 }

@@ -57,9 +57,10 @@ pub mod slot {
         /// shared with JS, set once when they are made (where they are V8's own, the
         /// frame is only a fallback's scratch space).
         CALL_SHARED: usize = 5;
-        /// 1 when the callback's result is the number in CALL_RESULT, else 0 (the result
-        /// is the JS value the callback returned). Written by JS before it returns.
-        CALL_RESULT_IS_NUMBER: usize = 6;
+        /// What the callback's result is ([`super::group`] RESULT_*): the number in
+        /// CALL_RESULT, a string, or another JS value (each of the latter two is the value
+        /// the callback returned). Written by JS before it returns.
+        CALL_RESULT_TYPE: usize = 6;
         CALL_RESULT: usize = 7;
         /// An aggregate's group (its running value's index in the JS layer's array).
         CALL_STATE: usize = 8;
@@ -144,9 +145,14 @@ pub mod form {
     }
 }
 
-/// Aggregate calls: the flags of a call, and a queued call's word (`callbacks::queue`).
+/// User callbacks' calls: the type of a result, an aggregate call's flags, and a queued
+/// call's word (`callbacks::queue`).
 pub mod group {
     wire! {
+        /// A callback's result in CALL_RESULT_TYPE: another JS value, a number, a string.
+        RESULT_OTHER: u32 = 0;
+        RESULT_NUMBER: u32 = 1;
+        RESULT_STRING: u32 = 2;
         /// The group's first call: its running value is made from `start` now.
         GROUP_NEW: u32 = 1;
         /// The group's last call: its running value is dropped after it.
@@ -288,7 +294,7 @@ mod tests {
             slot::BUSY,
             slot::CALLBACKS,
             slot::CALL_SHARED,
-            slot::CALL_RESULT_IS_NUMBER,
+            slot::CALL_RESULT_TYPE,
             slot::CALL_RESULT,
             slot::CALL_STATE,
             slot::CALL_FLAGS,

@@ -64,6 +64,17 @@ impl JsVal {
         Ok(JsVal { napi, raw, ty, prim })
     }
 
+    /// A value its maker said is a string (a callback's trampoline), taken without asking
+    /// its type again.
+    pub fn string(napi: Napi, raw: Raw) -> Self {
+        JsVal {
+            napi,
+            raw,
+            ty: sys::ValueType::napi_string,
+            prim: Prim::Other,
+        }
+    }
+
     /// The value itself, to hand back to Node-API.
     pub fn raw(&self) -> Raw {
         self.raw
