@@ -157,9 +157,11 @@ pub struct RowBatch<'l> {
     count: u32,
     /// How many of the chunk's values JS wraps as Buffers.
     wrapped: u32,
-    /// The chunk's INTEGER values read as BigInt that go through the BigInt lane, when
-    /// the result slots are memory shared with JS (else None: each is a BigInt value).
-    bigints: Option<Vec<i64>>,
+    /// Whether INTEGER values read as BigInt go through the BigInt lane (the result
+    /// slots are memory shared with JS; else each is a BigInt value).
+    lane: bool,
+    /// The chunk's INTEGER values in the lane.
+    bigints: Vec<i64>,
     /// `undefined`, the place of a value in the BigInt lane.
     undefined: Raw,
     json: Option<JsonOut>,
@@ -177,11 +179,11 @@ impl<'l> RowBatch<'l> {
         let room = layout.values.len() + if scoped { CHUNK_VALUES } else { 0 };
         // A batch made while another is open (a read in a user function a step runs)
         // finds the spare buffers taken and makes its own.
-        let (mut args, bigints) = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        let (mut args, mut bigints) = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         args.clear();
+        bigints.clear();
         args.reserve(LEAD + room);
         args.extend([rows, form_js(js, &layout.form)?, rows, rows, rows, rows]);
-        let lane = safe_integers && result_slots::with_shared(|slots| slots.is_some());
         Ok(RowBatch {
             js,
             layout,
@@ -190,7 +192,8 @@ impl<'l> RowBatch<'l> {
             args,
             count: 0,
             wrapped: 0,
-            bigints: lane.then_some(bigints),
+            lane: safe_integers && result_slots::with_shared(|slots| slots.is_some()),
+            bigints,
             undefined: js.undefined()?,
             json: None,
             scoped,
@@ -211,9 +214,9 @@ impl<'l> RowBatch<'l> {
         }
         for &(i, column) in &self.layout.values {
             let value = column_value(stmt, i, column);
-            if let (ValueRef::Integer(n), Some(bigints)) = (value, self.bigints.as_mut()) {
-                if bigints.len() < slot::ROW_BIGINTS_MAX {
-                    bigints.push(n);
+            if let ValueRef::Integer(n) = value {
+                if self.lane && self.bigints.len() < slot::ROW_BIGINTS_MAX {
+                    self.bigints.push(n);
                     self.args.push(self.undefined);
                     continue;
                 }
@@ -256,24 +259,21 @@ impl<'l> RowBatch<'l> {
             None => js.undefined()?,
         };
         self.args[4] = js.number(f64::from(self.wrapped))?;
-        let lane = self.bigints.as_deref().unwrap_or_default();
         // Written right before the call that reads them: a user function run by a step
         // between two rows may have used the slots for rows of its own.
         result_slots::with_shared(|slots| {
             if let Some(slots) = slots {
-                for (k, &n) in lane.iter().enumerate() {
+                for (k, &n) in self.bigints.iter().enumerate() {
                     slots.put_i64(slot::ROW_BIGINTS + k, n);
                 }
             }
         });
-        self.args[5] = js.number(lane.len() as f64)?;
+        self.args[5] = js.number(self.bigints.len() as f64)?;
         let out = js.call(self.filler, self.undefined, &self.args);
         self.args.truncate(LEAD);
         self.count = 0;
         self.wrapped = 0;
-        if let Some(bigints) = self.bigints.as_mut() {
-            bigints.clear();
-        }
+        self.bigints.clear();
         // The chunk's values are in rows now (or thrown away with an error).
         self.scope = None;
         out
@@ -291,8 +291,7 @@ impl<'l> RowBatch<'l> {
 impl Drop for RowBatch<'_> {
     fn drop(&mut self) {
         let args = std::mem::take(&mut self.args);
-        let mut bigints = self.bigints.take().unwrap_or_default();
-        bigints.clear();
+        let bigints = std::mem::take(&mut self.bigints);
         SPARE.with(|spare| {
             let mut spare = spare.borrow_mut();
             if spare.0.capacity() < args.capacity() {
