@@ -110,6 +110,29 @@ differential('safe integers: BigInt in every row mode, toggles, defaults and las
   step('safe get after close', () => locked.get());
 });
 
+differential('BLOBs of every size come back as Buffers: each row mode, iterators, a simple pragma', (D, dir, step) => {
+  const db = new D(join(dir, 'blobs.db'));
+  db.exec('CREATE TABLE b (id INTEGER PRIMARY KEY, v BLOB, w BLOB)');
+  const insert = db.prepare('INSERT INTO b (v, w) VALUES (?, ?)');
+  // Around the size a BLOB of many rows crosses as an ArrayBuffer (1,024 bytes).
+  for (const n of [0, 1, 16, 1023, 1024, 1025, 40000]) insert.run(Buffer.alloc(n, n % 251), Buffer.alloc(n % 7, 3));
+  const one = db.prepare('SELECT v FROM b WHERE id = ?');
+  const two = db.prepare('SELECT v, w FROM b WHERE id = ?');
+  for (let id = 1; id <= 7; id++) {
+    step(`get ${id}`, () => one.get(id));
+    step(`pluck ${id}`, () => one.pluck().get(id));
+    step(`raw ${id}`, () => one.raw().get(id));
+    step(`expand ${id}`, () => one.expand().get(id));
+    one.raw(false);
+    step(`two ${id}`, () => two.get(id));
+  }
+  step('iterate', () => [...db.prepare('SELECT v FROM b').iterate()]);
+  step('iterate pluck', () => [...db.prepare('SELECT v FROM b').pluck().iterate()]);
+  step('all', () => db.prepare('SELECT v, w FROM b').all());
+  step('simple pragma', () => db.pragma('user_version', { simple: true }));
+  step('simple pragma, no row', () => db.pragma('table_info(none)', { simple: true }));
+});
+
 differential('unsafe mode: what an open iterator blocks, with and without it', (D, dir, step) => {
   const db = new D(join(dir, 'u.db'));
   db.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3)');

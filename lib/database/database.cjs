@@ -491,7 +491,9 @@ Object.assign(Database.prototype, {
     const simple = getBooleanOption(options, 'simple');
     const n = this[kNative];
     // better-sqlite3 runs it as a statement, which takes the database's safe-integer default.
-    return native.facadePragma(n.handle, `PRAGMA ${source}`, simple, defaultSafeIntegers(n));
+    const out = native.facadePragma(n.handle, `PRAGMA ${source}`, simple, defaultSafeIntegers(n));
+    // A simple pragma's value is a one-row result; the rows of any other are whole.
+    return simple ? rowResult(out) : out;
   },
 
   transaction(fn) {

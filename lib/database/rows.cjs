@@ -7,8 +7,9 @@
 //
 // - Many rows (`all()`, the store's reads): the native side calls `fill` with a chunk of
 //   rows' values as its arguments; it appends the rows to the result array.
-// - One row (`get()`, an iterator's `next()`): a row of one value comes back as that
-//   value with its form in the ROW_FORM result slot (`rowResult` wraps it); a row of
+// - One row (`get()`, an iterator's `next()`, `pragma(…, { simple: true })`): a row of one
+//   value comes back as that value (a small BLOB as its ArrayBuffer) with its form in the
+//   ROW_FORM result slot (`rowResult` wraps it); a row of
 //   several values is made by its form's maker (`makerOf`), which the native side calls
 //   with the values as its arguments; a row with stored JSON comes back built by `fill`.
 // - The store's stored JSON columns travel as one JSON array text per chunk, parsed once
@@ -213,14 +214,17 @@ function fill(rows, form, count, json, wrapped, bigints, ...values) {
 /** Called by the native side once per form: the function that makes a row of `form` from its values as arguments. */
 const makerOf = (form) => formOf(form).args;
 
-/** A one-row result as the native call returned it: the row, or a lone value wrapped by its form. */
+/**
+ * A one-row result as the native call returned it: the row, or a lone value wrapped by
+ * its form (a small BLOB comes as its ArrayBuffer, made its Buffer here).
+ */
 function rowResult(out) {
   const form = slots[ROW_FORM];
   if (form < 0) return out;
   // Unreadable once someone transferred the slots' ArrayBuffer away (Node 22 and later
   // let JS detach it): the row's form is lost with it.
   if (form === undefined) throw new TypeError(SLOTS_DETACHED);
-  return formOf(form).one(out);
+  return formOf(form).one(out instanceof ArrayBuffer ? bufferOf(out) : out);
 }
 
 native.onLoad(() => {
