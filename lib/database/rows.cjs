@@ -176,21 +176,21 @@ function formOf(form) {
 
 const bufferOf = Buffer.from;
 
-/** Turns the `wrapped` ArrayBuffers among `values` into Buffers over them. */
-function wrapBlobs(values, wrapped) {
-  for (let i = 0; wrapped > 0 && i < values.length; i++) {
-    if (values[i] instanceof ArrayBuffer) {
-      values[i] = bufferOf(values[i]);
+/**
+ * Makes the values that crossed in stand-ins what they stand for, in one pass: each of the
+ * `wrapped` ArrayBuffers a Buffer over it, and each `undefined` the next of the `bigints`
+ * BigInts of the lane.
+ */
+function takeStandIns(values, wrapped, bigints) {
+  if (bigints > 0 && bigintLane.length === 0) throw new TypeError(SLOTS_DETACHED);
+  for (let i = 0, k = 0; (wrapped > 0 || k < bigints) && i < values.length; i++) {
+    const value = values[i];
+    if (value === undefined) {
+      values[i] = bigintLane[k++];
+    } else if (wrapped > 0 && value instanceof ArrayBuffer) {
+      values[i] = bufferOf(value);
       wrapped--;
     }
-  }
-}
-
-/** Puts the `bigints` BigInts of the lane in the places of the `undefined`s among `values`. */
-function takeBigInts(values, bigints) {
-  if (bigintLane.length === 0) throw new TypeError(SLOTS_DETACHED);
-  for (let i = 0, k = 0; k < bigints; i++) {
-    if (values[i] === undefined) values[i] = bigintLane[k++];
   }
 }
 
@@ -201,8 +201,7 @@ function takeBigInts(values, bigints) {
  * are ArrayBuffers to wrap as Buffers; `bigints` how many are BigInts in the lane.
  */
 function fill(rows, form, count, json, wrapped, bigints, ...values) {
-  if (wrapped > 0) wrapBlobs(values, wrapped);
-  if (bigints > 0) takeBigInts(values, bigints);
+  if (wrapped > 0 || bigints > 0) takeStandIns(values, wrapped, bigints);
   const { make, width, json: perRow } = formOf(form);
   const parsed = json === undefined ? undefined : JSON.parse(json);
   if (rows === null) return make(values, 0, parsed, 0);

@@ -314,16 +314,13 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
         _ => None,
     };
     let (value, form) = match (lone, &layout.form) {
-        (Some((i, column, form)), registered) => {
-            // A small BLOB crosses as its ArrayBuffer, which JS wraps as its Buffer when it
-            // wraps the value by its form (a lone value's form is then named too).
-            let value = column_value(stmt, i, column);
-            match (value_js_wrapped(js, value, safe_integers)?, registered) {
-                ((made, false), _) => (made, form),
-                ((small_blob, true), &Form::Id(id)) => (small_blob, f64::from(id)),
-                ((_, true), Form::Text(_)) => (value_js(js, value, safe_integers)?, form),
-            }
+        // A small BLOB crosses as its ArrayBuffer, which JS wraps as its Buffer when it
+        // wraps the value by its form (a lone value's form is then named too).
+        (Some((i, column, form)), &Form::Id(id)) => {
+            let (value, wrapped) = value_js_wrapped(js, column_value(stmt, i, column), safe_integers)?;
+            (value, if wrapped { f64::from(id) } else { form })
         }
+        (Some((i, column, form)), Form::Text(_)) => (column_js(js, stmt, i, column, safe_integers)?, form),
         (None, &Form::Id(id)) if layout.json.is_empty() && layout.values.len() <= MAKER_VALUES => {
             let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
             for &(i, column) in &layout.values {
