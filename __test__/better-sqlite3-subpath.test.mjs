@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import Database, { SqliteError } from 'triflux-native-store/better-sqlite3';
@@ -27,6 +28,32 @@ test('module shape: CJS module.exports is the Database class with SqliteError on
   const db = Database(':memory:');
   assert.ok(db instanceof Database);
   db.close();
+});
+
+// Every module a process keeps is heap that each major GC marks again: with 32 KB BLOBs,
+// the stores and node:crypto loaded beside the class cost a sixth more instructions per row.
+test('the subpath loads the Database class alone: no store module, no node:crypto (nor does the root entry load crypto)', (t) => {
+  // A file, not -e: Node's -e preloads node:crypto itself.
+  const probe = join(tempDir(t), 'probe.cjs');
+  writeFileSync(probe, `
+    const entry = require(process.argv[2]);
+    const Database = entry.Database ?? entry;
+    new Database(':memory:').close();
+    const loaded = Object.keys(require.cache).map((p) => p.split(require('node:path').sep).join('/'));
+    console.log(JSON.stringify({
+      stores: loaded.filter((p) => p.includes('/lib/store/')).length,
+      crypto: process.moduleLoadList.includes('NativeModule crypto'),
+    }));`);
+  const run = (entry) => {
+    const child = spawnSync(process.execPath, [probe, entry], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    return JSON.parse(child.stdout);
+  };
+  assert.deepEqual(run(require.resolve('triflux-native-store/better-sqlite3')), { stores: 0, crypto: false });
+  // The root entry keeps its stores; crypto waits for the first schema-7 fingerprint.
+  const root = run(require.resolve('triflux-native-store'));
+  assert.ok(root.stores > 0);
+  assert.equal(root.crypto, false);
 });
 
 // What hub/bridge.mjs does, from another process, while the hub's store holds the file.

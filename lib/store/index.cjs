@@ -7,7 +7,6 @@
 // `JSON.stringify`) stays here, in the original's order; the SQL, the binding and the
 // row shapes are native (src/store/).
 
-const { createHash } = require('node:crypto');
 const { mkdirSync } = require('node:fs');
 const { dirname } = require('node:path');
 
@@ -28,8 +27,11 @@ const uuidv7 = () => native.load().uuidv7();
 const connections = new WeakMap();
 const BUSY = 'This database connection is busy executing a query';
 
-/** Schema 7's `store.fingerprint`: the path as passed, not as resolved. */
-const storeFingerprint = (dbPath) => `sqlite:${createHash('sha256').update(String(dbPath)).digest('hex')}`;
+/** Schema 7's `store.fingerprint`: the path as passed, not as resolved. node:crypto is
+ * loaded here, not with the module: it is most of a loaded package's heap, and every
+ * major GC marks that heap again. */
+const storeFingerprint = (dbPath) =>
+  `sqlite:${require('node:crypto').createHash('sha256').update(String(dbPath)).digest('hex')}`;
 
 /**
  * What each schema version changed in the store object, in one place: the areas read
