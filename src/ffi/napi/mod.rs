@@ -54,6 +54,16 @@ pub use call::{JsRef, Scope};
 pub use shared::ResultSlots;
 pub use value::JsVal;
 
+/// Where Node-API reads a string's or buffer's bytes from: a real address even for no
+/// bytes (an empty slice's own pointer is dangling).
+fn bytes_ptr(bytes: &[u8]) -> *const std::ffi::c_void {
+    if bytes.is_empty() {
+        c"".as_ptr().cast()
+    } else {
+        bytes.as_ptr().cast()
+    }
+}
+
 /// Element types of typed arrays, as Node-API numbers them.
 pub type TypedArrayType = sys::napi_typedarray_type;
 
@@ -194,14 +204,9 @@ impl Napi {
 
     /// A string from UTF-8 bytes, decoded by V8 (invalid sequences become U+FFFD).
     pub fn string_utf8(self, bytes: &[u8]) -> SResult<Raw> {
-        let ptr = if bytes.is_empty() {
-            c"".as_ptr()
-        } else {
-            bytes.as_ptr().cast()
-        };
         out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf8(
             self.0,
-            ptr,
+            bytes_ptr(bytes).cast(),
             bytes.len() as isize,
             &mut o
         ))
@@ -211,11 +216,7 @@ impl Napi {
     /// become U+FFFD). ASCII text is handed over as Latin-1, which V8 copies without
     /// decoding. Text longer than a JS string can be is a RangeError, as in JS.
     pub fn text(self, bytes: &[u8]) -> SResult<Raw> {
-        let ptr = if bytes.is_empty() {
-            c"".as_ptr()
-        } else {
-            bytes.as_ptr().cast()
-        };
+        let ptr = bytes_ptr(bytes).cast();
         let made = if bytes.is_ascii() {
             out!(std::ptr::null_mut(), |o| sys::napi_create_string_latin1(
                 self.0,
@@ -266,16 +267,11 @@ impl Napi {
 
     /// A Buffer holding a copy of `bytes`.
     pub fn buffer_copy(self, bytes: &[u8]) -> SResult<Raw> {
-        let ptr = if bytes.is_empty() {
-            c"".as_ptr().cast()
-        } else {
-            bytes.as_ptr().cast()
-        };
         let mut data = std::ptr::null_mut();
         let made = out!(std::ptr::null_mut(), |o| sys::napi_create_buffer_copy(
             self.0,
             bytes.len(),
-            ptr,
+            bytes_ptr(bytes).cast(),
             &mut data,
             &mut o
         ));
