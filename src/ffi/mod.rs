@@ -8,3 +8,14 @@
 
 pub mod napi;
 pub mod sqlite;
+
+/// Where a C API reads a string's, TEXT's or BLOB's bytes from: a real address even for
+/// no bytes. An empty slice's own pointer is dangling, and SQLite takes NULL for SQL NULL
+/// even with a length of 0.
+fn bytes_ptr(bytes: &[u8]) -> *const std::ffi::c_void {
+    if bytes.is_empty() {
+        c"".as_ptr().cast()
+    } else {
+        bytes.as_ptr().cast()
+    }
+}

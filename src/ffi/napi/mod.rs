@@ -54,16 +54,6 @@ pub use call::{JsRef, Scope};
 pub use shared::ResultSlots;
 pub use value::JsVal;
 
-/// Where Node-API reads a string's or buffer's bytes from: a real address even for no
-/// bytes (an empty slice's own pointer is dangling).
-fn bytes_ptr(bytes: &[u8]) -> *const std::ffi::c_void {
-    if bytes.is_empty() {
-        c"".as_ptr().cast()
-    } else {
-        bytes.as_ptr().cast()
-    }
-}
-
 /// Element types of typed arrays, as Node-API numbers them.
 pub type TypedArrayType = sys::napi_typedarray_type;
 
@@ -206,7 +196,7 @@ impl Napi {
     pub fn string_utf8(self, bytes: &[u8]) -> SResult<Raw> {
         out!(std::ptr::null_mut(), |o| sys::napi_create_string_utf8(
             self.0,
-            bytes_ptr(bytes).cast(),
+            crate::ffi::bytes_ptr(bytes).cast(),
             bytes.len() as isize,
             &mut o
         ))
@@ -216,7 +206,7 @@ impl Napi {
     /// become U+FFFD). ASCII text is handed over as Latin-1, which V8 copies without
     /// decoding. Text longer than a JS string can be is a RangeError, as in JS.
     pub fn text(self, bytes: &[u8]) -> SResult<Raw> {
-        let ptr = bytes_ptr(bytes).cast();
+        let ptr = crate::ffi::bytes_ptr(bytes).cast();
         let made = if bytes.is_ascii() {
             out!(std::ptr::null_mut(), |o| sys::napi_create_string_latin1(
                 self.0,
@@ -271,7 +261,7 @@ impl Napi {
         let made = out!(std::ptr::null_mut(), |o| sys::napi_create_buffer_copy(
             self.0,
             bytes.len(),
-            bytes_ptr(bytes).cast(),
+            crate::ffi::bytes_ptr(bytes).cast(),
             &mut data,
             &mut o
         ));

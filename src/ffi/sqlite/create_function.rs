@@ -37,14 +37,17 @@ impl ResultSink {
                 ValueRef::Real(f) => ffi::sqlite3_result_double(self.ctx, f),
                 ValueRef::Text(t) => ffi::sqlite3_result_text64(
                     self.ctx,
-                    super::value_ptr(t).cast(),
+                    crate::ffi::bytes_ptr(t).cast(),
                     t.len() as u64,
                     ffi::SQLITE_TRANSIENT(),
                     ffi::SQLITE_UTF8 as u8,
                 ),
-                ValueRef::Blob(b) => {
-                    ffi::sqlite3_result_blob64(self.ctx, super::value_ptr(b), b.len() as u64, ffi::SQLITE_TRANSIENT())
-                }
+                ValueRef::Blob(b) => ffi::sqlite3_result_blob64(
+                    self.ctx,
+                    crate::ffi::bytes_ptr(b),
+                    b.len() as u64,
+                    ffi::SQLITE_TRANSIENT(),
+                ),
             }
         }
     }

@@ -261,13 +261,3 @@ pub fn serialize(conn: &Connection, schema: &str) -> Result<Option<Vec<u8>>, Sto
     unsafe { ffi::sqlite3_free(data.cast()) };
     Ok(Some(bytes))
 }
-
-/// Where SQLite reads a TEXT or BLOB value's bytes from: never NULL, which SQLite takes
-/// for SQL NULL even with a length of 0.
-fn value_ptr(bytes: &[u8]) -> *const std::ffi::c_void {
-    if bytes.is_empty() {
-        c"".as_ptr().cast()
-    } else {
-        bytes.as_ptr().cast()
-    }
-}

@@ -173,7 +173,7 @@ impl RawStmt {
                 ValueRef::Blob(b) => ffi::sqlite3_bind_blob64(
                     self.handle,
                     i,
-                    super::value_ptr(b),
+                    crate::ffi::bytes_ptr(b),
                     b.len() as u64,
                     ffi::SQLITE_TRANSIENT(),
                 ),
