@@ -1,10 +1,11 @@
 // One prepared facade `get` in a loop, alone in its process: for counting instructions
 // per call with callgrind (a run of many calls minus a run of few), where the table's
 // timings are too noisy. The same statement runs on this package or on better-sqlite3
-// built for the running Node: a one-column row (`one`, the default) or the six-column
-// agents row of bench/cases.mjs `db.get6` (`six`).
+// built for the running Node: a one-column row (`one`, the default), the six-column
+// agents row of bench/cases.mjs `db.get6` (`six`) or its three safe integers of
+// `db.get bigint` (`bigint`).
 //
-//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six]
+//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint]
 //   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 42000 six
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +15,8 @@ import { loadReference } from '../tools/reference.mjs';
 
 const [side = 'addon', callsArg = '10000', row = 'one'] = process.argv.slice(2);
 const calls = Number(callsArg);
-if (!['addon', 'better-sqlite3'].includes(side) || !Number.isInteger(calls) || calls < 0 || !['one', 'six'].includes(row)) {
-  console.error('usage: node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six]');
+if (!['addon', 'better-sqlite3'].includes(side) || !Number.isInteger(calls) || calls < 0 || !['one', 'six', 'bigint'].includes(row)) {
+  console.error('usage: node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint]');
   process.exit(2);
 }
 const Database = side === 'addon' ? (await import('../better-sqlite3.mjs')).default : loadReference();
@@ -33,14 +34,20 @@ const now = Date.now();
 for (let i = 0; i < 100; i++) agent.run(`agent-${String(i).padStart(3, '0')}`, 1000 + i, now, now + 30000);
 const keys = Array.from({ length: 100 }, (_, i) => (row === 'one' ? `bench.key.${i}` : `agent-${String(i).padStart(3, '0')}`));
 const key = (i) => keys[i % 100];
-const [get, field] = row === 'one'
-  ? [db.prepare('SELECT value FROM _meta WHERE key = ?'), 'value']
-  : [db.prepare('SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?'), 'status'];
+const ROWS = {
+  one: ['SELECT value FROM _meta WHERE key = ?', 'value'],
+  six: ['SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'status'],
+  bigint: ['SELECT pid, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'pid'],
+};
+const get = db.prepare(ROWS[row][0]);
+if (row === 'bigint') get.safeIntegers();
+const field = ROWS[row][1];
+const size = (v) => (typeof v === 'bigint' ? Number(v & 0xffn) : v.length);
 
 let length = 0;
-for (let i = 0; i < 20000; i++) length += get.get(key(i))[field].length;
+for (let i = 0; i < 20000; i++) length += size(get.get(key(i))[field]);
 const started = process.hrtime.bigint();
-for (let i = 0; i < calls; i++) length += get.get(key(i))[field].length;
+for (let i = 0; i < calls; i++) length += size(get.get(key(i))[field]);
 const ns = Number(process.hrtime.bigint() - started) / Math.max(calls, 1);
 db.close();
 rmSync(dir, { recursive: true, force: true });

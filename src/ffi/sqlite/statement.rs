@@ -198,19 +198,24 @@ impl RawStmt {
         let Ok(i) = c_int::try_from(i) else {
             return ValueRef::Null;
         };
+        // One column access, then the value's own accessors: each `sqlite3_column_*` call
+        // would enter and leave the connection's mutex and check for a failed allocation
+        // again. The connections are opened with SQLITE_OPEN_NOMUTEX, where SQLite makes
+        // no difference between the protected and unprotected values the accessors take.
         // SAFETY: called on a row the last step produced; the returned slices borrow
         // `self`, so no step or reset can happen while they live.
         unsafe {
-            match ffi::sqlite3_column_type(self.handle, i) {
-                ffi::SQLITE_INTEGER => ValueRef::Integer(ffi::sqlite3_column_int64(self.handle, i)),
-                ffi::SQLITE_FLOAT => ValueRef::Real(ffi::sqlite3_column_double(self.handle, i)),
+            let value = ffi::sqlite3_column_value(self.handle, i);
+            match ffi::sqlite3_value_type(value) {
+                ffi::SQLITE_INTEGER => ValueRef::Integer(ffi::sqlite3_value_int64(value)),
+                ffi::SQLITE_FLOAT => ValueRef::Real(ffi::sqlite3_value_double(value)),
                 ffi::SQLITE_TEXT => {
-                    let p = ffi::sqlite3_column_text(self.handle, i);
-                    ValueRef::Text(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
+                    let p = ffi::sqlite3_value_text(value);
+                    ValueRef::Text(bytes(p, ffi::sqlite3_value_bytes(value)))
                 }
                 ffi::SQLITE_BLOB => {
-                    let p = ffi::sqlite3_column_blob(self.handle, i).cast::<u8>();
-                    ValueRef::Blob(bytes(p, ffi::sqlite3_column_bytes(self.handle, i)))
+                    let p = ffi::sqlite3_value_blob(value).cast::<u8>();
+                    ValueRef::Blob(bytes(p, ffi::sqlite3_value_bytes(value)))
                 }
                 _ => ValueRef::Null,
             }
