@@ -16,9 +16,11 @@
 //   and read in order by the rows' makers.
 // - A chunk's small BLOBs come as ArrayBuffers, each wrapped here as the Buffer
 //   better-sqlite3 would have made (cheaper than a Buffer made through Node-API).
-// - A chunk's INTEGER values read as BigInt come as `undefined` in their places, their
-//   bits in the result slots from ROW_BIGINTS on, read here through a BigInt64Array
-//   (cheaper than a BigInt made through Node-API).
+// - INTEGER values read as BigInt (a chunk's, or a lone row's for its maker) come as
+//   `undefined` in their places, their bits in the BigInt lane at the same places (the
+//   result slots from ROW_BIGINTS on, the value at position p of the chunk's values or
+//   of the maker's arguments at lane slot p), read there through a BigInt64Array by the
+//   lane variants of the makers (cheaper than a BigInt made through Node-API).
 
 const native = require('../native.cjs');
 const {
@@ -83,45 +85,56 @@ const params = (width) => Array.from({ length: width }, (_, i) => `a${i}`);
 /**
  * The makers of an object form: `make(v, o, j, jo)` takes the row's `width` values from
  * `v[o]` on and its `json` parsed values from `j[jo]` on; `one(a)` a row of the one value
- * `a`; `args(a0, a1, …)` a row of its arguments (a form with no stored JSON). An object
- * literal where code generation works (one hidden class per form; a repeated key keeps
- * its first position and last value, as better-sqlite3's rows do).
+ * `a`; `args(a0, a1, …)` a row of its arguments (a form with no stored JSON); `laneMake`
+ * and `laneArgs` the same, a value that is `undefined` read from the BigInt lane at its
+ * place. An object literal where code generation works (one hidden class per form; a
+ * repeated key keeps its first position and last value, as better-sqlite3's rows do).
  */
 function objectMakers(keys, width) {
-  const read = (i) => (i < width ? `v[o + ${i}]` : `j[jo + ${i - width}]`);
-  if (ROWS_BY_ASSIGNMENT && keys.includes('__proto__')) {
+  if ((ROWS_BY_ASSIGNMENT && keys.includes('__proto__')) || !CAN_GENERATE) {
+    const build = ROWS_BY_ASSIGNMENT && keys.includes('__proto__') ? assignedRow : definedRow;
     return {
-      make: (v, o, j, jo) => assignedRow(keys, (i) => (i < width ? v[o + i] : j[jo + i - width])),
-      one: (a) => assignedRow(keys, () => a),
+      make: (v, o, j, jo) => build(keys, (i) => (i < width ? v[o + i] : j[jo + i - width])),
+      one: (a) => build(keys, () => a),
     };
   }
-  if (!CAN_GENERATE) {
-    return {
-      make: (v, o, j, jo) => definedRow(keys, (i) => (i < width ? v[o + i] : j[jo + i - width])),
-      one: (a) => definedRow(keys, () => a),
-    };
-  }
-  const fields = keys.map((key, i) => `${literalKey(key)}: ${read(i)}`).join(', ');
+  const fields = (read) => keys.map((key, i) => `${literalKey(key)}: ${read(i)}`).join(', ');
+  const plain = (i) => (i < width ? `v[o + ${i}]` : `j[jo + ${i - width}]`);
+  const laned = (i) => (i < width ? `(x = v[o + ${i}]) === undefined ? L[o + ${i}] : x` : `j[jo + ${i - width}]`);
   const makers = {
-    make: new Function('v', 'o', 'j', 'jo', `return { ${fields} };`),
+    make: new Function('v', 'o', 'j', 'jo', `return { ${fields(plain)} };`),
     one: new Function('a', `return { ${keys.map((key) => `${literalKey(key)}: a`).join(', ')} };`),
+    laneMake: withLane(`function (v, o, j, jo) { let x; return { ${fields(laned)} }; }`),
   };
   if (keys.length === width) {
     const names = params(width);
-    makers.args = new Function(...names, `return { ${keys.map((key, i) => `${literalKey(key)}: ${names[i]}`).join(', ')} };`);
+    makers.args = new Function(...names, `return { ${fields((i) => names[i])} };`);
+    makers.laneArgs = withLane(
+      `function (${names}) { if (L.length === 0) detached(); return { ${fields((i) => `${names[i]} === undefined ? L[${i}] : ${names[i]}`)} }; }`,
+    );
   }
   return makers;
+}
+
+/** A generated function whose code reads the BigInt lane as `L` (and may call `detached()`). */
+const withLane = (code) => new Function('L', 'detached', `return ${code};`)(bigintLane, detached);
+
+function detached() {
+  throw new TypeError(SLOTS_DETACHED);
 }
 
 /** The makers of an array form of `width` values (RAW rows). */
 function arrayMakers(width) {
   if (CAN_GENERATE && width <= 16) {
     const items = Array.from({ length: width }, (_, i) => `v[o + ${i}]`).join(', ');
+    const laned = Array.from({ length: width }, (_, i) => `(x = v[o + ${i}]) === undefined ? L[o + ${i}] : x`).join(', ');
     const names = params(width);
     return {
       make: new Function('v', 'o', `return [${items}];`),
       one: (a) => [a],
       args: new Function(...names, `return [${names.join(', ')}];`),
+      laneMake: withLane(`function (v, o) { let x; return [${laned}]; }`),
+      laneArgs: withLane(`function (${names}) { if (L.length === 0) detached(); return [${names.map((n, i) => `${n} === undefined ? L[${i}] : ${n}`)}]; }`),
     };
   }
   return { make: (v, o) => v.slice(o, o + width), one: (a) => [a] };
@@ -159,11 +172,22 @@ function compile(items) {
   let makers;
   if (kind === OBJECT) makers = objectMakers(keys, width);
   else if (kind === ARRAY) makers = arrayMakers(width);
-  else if (kind === VALUE) makers = { make: (v, o) => v[o], one: (a) => a };
+  else if (kind === VALUE) makers = { make: (v, o) => v[o], one: (a) => a, laneMake: (v, o) => (v[o] === undefined ? bigintLane[o] : v[o]) };
   else if (kind === EXPANDED) makers = { make: (v, o) => expandedRow(keys, v, o), one: (a) => expandedRow(keys, [a], 0) };
   else throw new Error(`triflux-native-store: unknown row form kind ${items[0]}`);
   const { make, one } = makers;
-  return { width, json, make, one, args: makers.args ?? ((...values) => make(values, 0, undefined, 0)) };
+  const args = makers.args ?? ((...values) => make(values, 0, undefined, 0));
+  // Where no lane variant was generated: the row's lane values put in place first.
+  const laneMake = makers.laneMake ?? ((v, o, j, jo) => make(fromLane(v, o, width), o, j, jo));
+  const laneArgs = makers.laneArgs ?? ((...values) => make(fromLane(values, 0, values.length), 0, undefined, 0));
+  return { width, json, make, one, args, laneMake, laneArgs };
+}
+
+/** `v` with each `undefined` from `v[o]` to `v[o + n - 1]` replaced by its lane value. */
+function fromLane(v, o, n) {
+  if (bigintLane.length === 0) detached();
+  for (let i = o; i < o + n; i++) if (v[i] === undefined) v[i] = bigintLane[i];
+  return v;
 }
 
 /** Compiled forms by number (the numbers are this thread's, like this module). */
@@ -176,18 +200,11 @@ function formOf(form) {
 
 const bufferOf = Buffer.from;
 
-/**
- * Makes the values that crossed in stand-ins what they stand for, in one pass: each of the
- * `wrapped` ArrayBuffers a Buffer over it, and each `undefined` the next of the `bigints`
- * BigInts of the lane.
- */
-function takeStandIns(values, wrapped, bigints) {
-  if (bigints > 0 && bigintLane.length === 0) throw new TypeError(SLOTS_DETACHED);
-  for (let i = 0, k = 0; (wrapped > 0 || k < bigints) && i < values.length; i++) {
+/** Makes the `wrapped` ArrayBuffers among `values` the Buffers over them. */
+function wrapBlobs(values, wrapped) {
+  for (let i = 0; wrapped > 0 && i < values.length; i++) {
     const value = values[i];
-    if (value === undefined) {
-      values[i] = bigintLane[k++];
-    } else if (wrapped > 0 && value instanceof ArrayBuffer) {
+    if (value instanceof ArrayBuffer) {
       values[i] = bufferOf(value);
       wrapped--;
     }
@@ -201,8 +218,14 @@ function takeStandIns(values, wrapped, bigints) {
  * are ArrayBuffers to wrap as Buffers; `bigints` how many are BigInts in the lane.
  */
 function fill(rows, form, count, json, wrapped, bigints, ...values) {
-  if (wrapped > 0 || bigints > 0) takeStandIns(values, wrapped, bigints);
-  const { make, width, json: perRow } = formOf(form);
+  if (wrapped > 0) wrapBlobs(values, wrapped);
+  const compiled = formOf(form);
+  const { width, json: perRow } = compiled;
+  let make = compiled.make;
+  if (bigints > 0) {
+    if (bigintLane.length === 0) detached();
+    make = compiled.laneMake;
+  }
   const parsed = json === undefined ? undefined : JSON.parse(json);
   if (rows === null) return make(values, 0, parsed, 0);
   let n = rows.length;
@@ -210,8 +233,14 @@ function fill(rows, form, count, json, wrapped, bigints, ...values) {
   return rows;
 }
 
-/** Called by the native side once per form: the function that makes a row of `form` from its values as arguments. */
-const makerOf = (form) => formOf(form).args;
+/**
+ * Called by the native side once per form and lane use: the function that makes a row of
+ * `form` from its values as arguments (`lane`: those that are `undefined` from the BigInt lane).
+ */
+function makerOf(form, lane) {
+  const compiled = formOf(form);
+  return lane ? compiled.laneArgs : compiled.args;
+}
 
 /**
  * A one-row result as the native call returned it: the row, or a lone value wrapped by
@@ -222,7 +251,7 @@ function rowResult(out) {
   if (form < 0) return out;
   // Unreadable once someone transferred the slots' ArrayBuffer away (Node 22 and later
   // let JS detach it): the row's form is lost with it.
-  if (form === undefined) throw new TypeError(SLOTS_DETACHED);
+  if (form === undefined) detached();
   return formOf(form).one(out instanceof ArrayBuffer ? bufferOf(out) : out);
 }
 

@@ -79,11 +79,12 @@ pub mod slot {
         QUEUE: usize = QUEUE_LEN + 1;
         /// The queue's room in slots.
         QUEUE_SLOTS: usize = 2048;
-        /// The INTEGER values read as BigInt of a chunk of rows, as i64 bits, from here
-        /// on: the row filler reads them through a BigInt64Array view where those values
-        /// are `undefined` among its arguments.
+        /// The INTEGER values read as BigInt of a chunk of rows or of a maker's row, as
+        /// i64 bits, from here on: the value at place p among the filler's values or the
+        /// maker's arguments, `undefined` there, is read at slot ROW_BIGINTS + p through a
+        /// BigInt64Array view.
         ROW_BIGINTS: usize = QUEUE + QUEUE_SLOTS;
-        /// The room for them in slots (a chunk's later ones travel as BigInt values).
+        /// The room for them in slots (a chunk's values past it travel as BigInt values).
         ROW_BIGINTS_MAX: usize = 1024;
         /// How many slots there are.
         SLOTS: usize = ROW_BIGINTS + ROW_BIGINTS_MAX;

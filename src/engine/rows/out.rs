@@ -12,10 +12,11 @@
 //!
 //! Stored JSON columns (the store's rows) are checked here and written, fallbacks in
 //! place, into one JSON array text per chunk that the filler parses once. A chunk's small
-//! BLOBs cross as ArrayBuffers that the filler wraps as Buffers (`value_js_wrapped`), and
-//! its INTEGER values read as BigInt as i64 bits in the result slots (`slot::ROW_BIGINTS`,
-//! a BigInt64Array in JS, whose reads make BigInts cheaper than Node-API does), each
-//! `undefined` in its place among the values.
+//! BLOBs cross as ArrayBuffers that the filler wraps as Buffers (`value_js_wrapped`). The
+//! INTEGER values read as BigInt of a chunk or of a maker's row cross as i64 bits in the
+//! BigInt lane (`slot::ROW_BIGINTS` on, a BigInt64Array in JS, whose reads make BigInts
+//! cheaper than Node-API does), each `undefined` in its place among the values and its
+//! bits at the same place in the lane.
 
 use std::cell::RefCell;
 
@@ -50,19 +51,22 @@ const LEAD: usize = 6;
 /// A lone row of at most this many values goes to its form's maker; a wider one to the
 /// filler (a maker is compiled with one parameter per value).
 const MAKER_VALUES: usize = 64;
+// A maker's row fits the BigInt lane whole.
+const _: () = assert!(MAKER_VALUES <= slot::ROW_BIGINTS_MAX);
 
 thread_local! {
     /// This thread's row filler (lib/database/rows.cjs), set once when the binding loads.
     static FILLER: RefCell<Option<JsRef>> = const { RefCell::new(None) };
-    /// The JS function that returns a form's maker (`makerOf(form)`), set with the filler.
+    /// The JS function that returns a form's maker (`makerOf(form, lane)`), set with the filler.
     static MAKER_OF: RefCell<Option<JsRef>> = const { RefCell::new(None) };
-    /// The makers asked for so far, by form number.
+    /// The makers asked for so far, at twice the form's number (plus one for the maker
+    /// that reads `undefined` values from the BigInt lane).
     static MAKERS: RefCell<Vec<Option<JsRef>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `native.setRowFiller(fill, makerOf)`: the JS functions that build rows from their
 /// values: many rows at a time (`fill`), or one row of a form (the function
-/// `makerOf(form)` returns).
+/// `makerOf(form, lane)` returns).
 #[napi]
 pub fn set_row_filler(env: Env, fill: JsVal, maker_of: JsVal) -> Result<()> {
     if !fill.is_function() || !maker_of.is_function() {
@@ -77,9 +81,10 @@ pub fn set_row_filler(env: Env, fill: JsVal, maker_of: JsVal) -> Result<()> {
     Ok(())
 }
 
-/// Form `id`'s maker: asked of JS once, then kept.
-fn maker(js: Napi, id: u32) -> SResult<Raw> {
-    let at = id as usize;
+/// Form `id`'s maker (`lane`: the one that reads `undefined` values from the BigInt
+/// lane): asked of JS once, then kept.
+fn maker(js: Napi, id: u32, lane: bool) -> SResult<Raw> {
+    let at = 2 * id as usize + usize::from(lane);
     let kept = MAKERS.with(|m| m.borrow().get(at).and_then(|k| k.as_ref().map(|k| k.get(js))));
     if let Some(maker) = kept {
         return maker;
@@ -90,7 +95,11 @@ fn maker(js: Napi, id: u32) -> SResult<Raw> {
             "the row maker source was never set (native.setRowFiller)",
         )),
     })?;
-    let maker = js.call(maker_of, js.undefined()?, &[js.number(f64::from(id))?])?;
+    let maker = js.call(
+        maker_of,
+        js.undefined()?,
+        &[js.number(f64::from(id))?, js.boolean(lane)?],
+    )?;
     let kept = js.keep(maker)?;
     MAKERS.with(|m| {
         let mut makers = m.borrow_mut();
@@ -140,10 +149,13 @@ fn column_value<'s>(stmt: &'s RawStmt, i: usize, column: Column) -> ValueRef<'s>
     }
 }
 
+/// INTEGER values for the BigInt lane, each with its place among the values.
+type LaneValues = Vec<(usize, i64)>;
+
 thread_local! {
     /// The argument and BigInt buffers of the last batch, kept for the next one: a read
     /// then allocates nothing of its own.
-    static SPARE: RefCell<(Vec<Raw>, Vec<i64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static SPARE: RefCell<(Vec<Raw>, LaneValues)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// The rows of one call, handed to the filler a chunk at a time.
@@ -161,7 +173,7 @@ pub struct RowBatch<'l> {
     /// slots are memory shared with JS; else each is a BigInt value).
     lane: bool,
     /// The chunk's INTEGER values in the lane.
-    bigints: Vec<i64>,
+    bigints: LaneValues,
     /// `undefined`, the place of a value in the BigInt lane.
     undefined: Raw,
     json: Option<JsonOut>,
@@ -215,8 +227,9 @@ impl<'l> RowBatch<'l> {
         for &(i, column) in &self.layout.values {
             let value = column_value(stmt, i, column);
             if let ValueRef::Integer(n) = value {
-                if self.lane && self.bigints.len() < slot::ROW_BIGINTS_MAX {
-                    self.bigints.push(n);
+                let at = self.args.len() - LEAD;
+                if self.lane && at < slot::ROW_BIGINTS_MAX {
+                    self.bigints.push((at, n));
                     self.args.push(self.undefined);
                     continue;
                 }
@@ -261,13 +274,7 @@ impl<'l> RowBatch<'l> {
         self.args[4] = js.number(f64::from(self.wrapped))?;
         // Written right before the call that reads them: a user function run by a step
         // between two rows may have used the slots for rows of its own.
-        result_slots::with_shared(|slots| {
-            if let Some(slots) = slots {
-                for (k, &n) in self.bigints.iter().enumerate() {
-                    slots.put_i64(slot::ROW_BIGINTS + k, n);
-                }
-            }
-        });
+        write_lane(&self.bigints);
         self.args[5] = js.number(self.bigints.len() as f64)?;
         let out = js.call(self.filler, self.undefined, &self.args);
         self.args.truncate(LEAD);
@@ -304,6 +311,17 @@ impl Drop for RowBatch<'_> {
     }
 }
 
+/// Puts each BigInt lane value at its place (the lane is there: the caller checked).
+fn write_lane(values: &[(usize, i64)]) {
+    result_slots::with_shared(|slots| {
+        if let Some(slots) = slots {
+            for &(at, n) in values {
+                slots.put_i64(slot::ROW_BIGINTS + at, n);
+            }
+        }
+    });
+}
+
 /// The current row of a stepped statement for `get()` and iterators: the row itself, or
 /// a lone value whose form JS wraps it in, left in the ROW_FORM result slot (-1: none;
 /// a small BLOB is its ArrayBuffer then, with its form named).
@@ -322,11 +340,22 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
         }
         (Some((i, column, form)), Form::Text(_)) => (column_js(js, stmt, i, column, safe_integers)?, form),
         (None, &Form::Id(id)) if layout.json.is_empty() && layout.values.len() <= MAKER_VALUES => {
+            // A BigInt goes through the lane, as in a chunk (MAKER_VALUES is within its room).
+            let lane = safe_integers && result_slots::with_shared(|slots| slots.is_some());
             let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
-            for &(i, column) in &layout.values {
-                values.push(column_js(js, stmt, i, column, safe_integers)?);
+            let mut bigints = smallvec::SmallVec::<[(usize, i64); 16]>::new();
+            for (at, &(i, column)) in layout.values.iter().enumerate() {
+                match column_value(stmt, i, column) {
+                    ValueRef::Integer(n) if lane => {
+                        bigints.push((at, n));
+                        values.push(js.undefined()?);
+                    }
+                    value => values.push(value_js(js, value, safe_integers)?),
+                }
             }
-            (js.call(maker(js, id)?, js.undefined()?, &values)?, -1.0)
+            let maker = maker(js, id, !bigints.is_empty())?;
+            write_lane(&bigints);
+            (js.call(maker, js.undefined()?, &values)?, -1.0)
         }
         (None, _) => {
             let mut batch = RowBatch::new(js, layout, safe_integers, js.null()?, false)?;
