@@ -340,22 +340,7 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
         }
         (Some((i, column, form)), Form::Text(_)) => (column_js(js, stmt, i, column, safe_integers)?, form),
         (None, &Form::Id(id)) if layout.json.is_empty() && layout.values.len() <= MAKER_VALUES => {
-            // A BigInt goes through the lane, as in a chunk (MAKER_VALUES is within its room).
-            let lane = safe_integers && result_slots::with_shared(|slots| slots.is_some());
-            let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
-            let mut bigints = smallvec::SmallVec::<[(usize, i64); 16]>::new();
-            for (at, &(i, column)) in layout.values.iter().enumerate() {
-                match column_value(stmt, i, column) {
-                    ValueRef::Integer(n) if lane => {
-                        bigints.push((at, n));
-                        values.push(js.undefined()?);
-                    }
-                    value => values.push(value_js(js, value, safe_integers)?),
-                }
-            }
-            let maker = maker(js, id, !bigints.is_empty())?;
-            write_lane(&bigints);
-            (js.call(maker, js.undefined()?, &values)?, -1.0)
+            (maker_row(js, stmt, layout, id, safe_integers)?, -1.0)
         }
         (None, _) => {
             let mut batch = RowBatch::new(js, layout, safe_integers, js.null()?, false)?;
@@ -365,6 +350,35 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
     };
     result_slots::set(js, slot::ROW_FORM, form)?;
     Ok(value)
+}
+
+/// A lone row of form `id` made by the form's maker, its values as the arguments; with
+/// safe integers and the lane there, its BigInts go through the lane (MAKER_VALUES is
+/// within its room) to the maker's lane variant.
+fn maker_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) -> SResult<Raw> {
+    let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
+    if safe_integers && result_slots::with_shared(|slots| slots.is_some()) {
+        let mut bigints = smallvec::SmallVec::<[(usize, i64); 16]>::new();
+        for (at, &(i, column)) in layout.values.iter().enumerate() {
+            match column_value(stmt, i, column) {
+                ValueRef::Integer(n) => {
+                    bigints.push((at, n));
+                    values.push(js.undefined()?);
+                }
+                value => values.push(value_js(js, value, true)?),
+            }
+        }
+        if !bigints.is_empty() {
+            let maker = maker(js, id, true)?;
+            write_lane(&bigints);
+            return js.call(maker, js.undefined()?, &values);
+        }
+    } else {
+        for &(i, column) in &layout.values {
+            values.push(column_js(js, stmt, i, column, safe_integers)?);
+        }
+    }
+    js.call(maker(js, id, false)?, js.undefined()?, &values)
 }
 
 /// No row: `undefined`, with no form to wrap it in.
