@@ -204,7 +204,7 @@ impl<'l> RowBatch<'l> {
             args,
             count: 0,
             wrapped: 0,
-            lane: safe_integers && result_slots::with_shared(|slots| slots.is_some()),
+            lane: lane_for(safe_integers),
             bigints,
             undefined: js.undefined()?,
             json: None,
@@ -311,6 +311,12 @@ impl Drop for RowBatch<'_> {
     }
 }
 
+/// Whether INTEGER values read as BigInt go through the BigInt lane: with safe integers,
+/// where the result slots are memory shared with JS (else each is a BigInt value).
+fn lane_for(safe_integers: bool) -> bool {
+    safe_integers && result_slots::with_shared(|slots| slots.is_some())
+}
+
 /// Puts each BigInt lane value at its place (the lane is there: the caller checked).
 fn write_lane(values: &[(usize, i64)]) {
     result_slots::with_shared(|slots| {
@@ -357,7 +363,7 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
 /// within its room) to the maker's lane variant.
 fn maker_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) -> SResult<Raw> {
     let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
-    if safe_integers && result_slots::with_shared(|slots| slots.is_some()) {
+    if lane_for(safe_integers) {
         let mut bigints = smallvec::SmallVec::<[(usize, i64); 16]>::new();
         for (at, &(i, column)) in layout.values.iter().enumerate() {
             match column_value(stmt, i, column) {

@@ -10,7 +10,7 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::statement::bytes;
+use super::statement::value_ref;
 use super::{db, ok_or_last_error};
 use crate::error::StoreError;
 
@@ -75,24 +75,9 @@ impl SqlValue {
     /// The value, borrowed for the callback's duration.
     #[inline]
     pub fn get(&self) -> ValueRef<'_> {
-        let v = self.0;
         // SAFETY: SQLite keeps the value alive (and its text/blob pointers valid) for the
         // callback it was passed to; the slices borrow `self`, which lives no longer.
-        unsafe {
-            match ffi::sqlite3_value_type(v) {
-                ffi::SQLITE_INTEGER => ValueRef::Integer(ffi::sqlite3_value_int64(v)),
-                ffi::SQLITE_FLOAT => ValueRef::Real(ffi::sqlite3_value_double(v)),
-                ffi::SQLITE_TEXT => {
-                    let p = ffi::sqlite3_value_text(v);
-                    ValueRef::Text(bytes(p, ffi::sqlite3_value_bytes(v)))
-                }
-                ffi::SQLITE_BLOB => {
-                    let p = ffi::sqlite3_value_blob(v).cast::<u8>();
-                    ValueRef::Blob(bytes(p, ffi::sqlite3_value_bytes(v)))
-                }
-                _ => ValueRef::Null,
-            }
-        }
+        unsafe { value_ref(self.0) }
     }
 }
 

@@ -204,22 +204,7 @@ impl RawStmt {
         // no difference between the protected and unprotected values the accessors take.
         // SAFETY: called on a row the last step produced; the returned slices borrow
         // `self`, so no step or reset can happen while they live.
-        unsafe {
-            let value = ffi::sqlite3_column_value(self.handle, i);
-            match ffi::sqlite3_value_type(value) {
-                ffi::SQLITE_INTEGER => ValueRef::Integer(ffi::sqlite3_value_int64(value)),
-                ffi::SQLITE_FLOAT => ValueRef::Real(ffi::sqlite3_value_double(value)),
-                ffi::SQLITE_TEXT => {
-                    let p = ffi::sqlite3_value_text(value);
-                    ValueRef::Text(bytes(p, ffi::sqlite3_value_bytes(value)))
-                }
-                ffi::SQLITE_BLOB => {
-                    let p = ffi::sqlite3_value_blob(value).cast::<u8>();
-                    ValueRef::Blob(bytes(p, ffi::sqlite3_value_bytes(value)))
-                }
-                _ => ValueRef::Null,
-            }
-        }
+        unsafe { value_ref(ffi::sqlite3_column_value(self.handle, i)) }
     }
 
     /// A column's result name or other metadata (None where SQLite has none, e.g. the
@@ -254,6 +239,31 @@ impl RawStmt {
         } else {
             // SAFETY: NUL-terminated, owned by the statement.
             unsafe { CStr::from_ptr(p) }.to_bytes()
+        }
+    }
+}
+
+/// A SQLite value as its type and contents (a result column's or a callback's argument).
+///
+/// # Safety
+/// `v` is a live value whose text and blob pointers SQLite keeps valid for as long as the
+/// returned slices live.
+#[inline]
+pub(super) unsafe fn value_ref<'a>(v: *mut ffi::sqlite3_value) -> ValueRef<'a> {
+    // SAFETY: the caller's promise.
+    unsafe {
+        match ffi::sqlite3_value_type(v) {
+            ffi::SQLITE_INTEGER => ValueRef::Integer(ffi::sqlite3_value_int64(v)),
+            ffi::SQLITE_FLOAT => ValueRef::Real(ffi::sqlite3_value_double(v)),
+            ffi::SQLITE_TEXT => {
+                let p = ffi::sqlite3_value_text(v);
+                ValueRef::Text(bytes(p, ffi::sqlite3_value_bytes(v)))
+            }
+            ffi::SQLITE_BLOB => {
+                let p = ffi::sqlite3_value_blob(v).cast::<u8>();
+                ValueRef::Blob(bytes(p, ffi::sqlite3_value_bytes(v)))
+            }
+            _ => ValueRef::Null,
         }
     }
 }
