@@ -272,7 +272,7 @@ pub(super) unsafe fn value_ref<'a>(v: *mut ffi::sqlite3_value) -> ValueRef<'a> {
 ///
 /// # Safety
 /// `p` points at `n` bytes that SQLite keeps valid for as long as the returned slice lives.
-pub(super) unsafe fn bytes<'a>(p: *const u8, n: c_int) -> &'a [u8] {
+unsafe fn bytes<'a>(p: *const u8, n: c_int) -> &'a [u8] {
     match usize::try_from(n) {
         // SAFETY: the caller's promise.
         Ok(n) if !p.is_null() && n > 0 => unsafe { std::slice::from_raw_parts(p, n) },
