@@ -95,3 +95,44 @@ test('a value longer than JS can hold is refused by SQLite as better-sqlite3 ref
   assert.equal(db.prepare('SELECT 41 + 1').pluck().get(), 42);
   db.close();
 });
+
+test('long bound strings, which the statement keeps for SQLite to read in place, are stored and compared whole', () => {
+  const seen = [];
+  const db = new Database(':memory:', { verbose: (sql) => seen.push(sql) });
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT)');
+  const texts = ['a'.repeat(100_000), 'é'.repeat(50_000), '😀'.repeat(30_000), 'b'.repeat(300)];
+  const insert = db.prepare('INSERT INTO t (s) VALUES (?)');
+  for (const text of texts) insert.run(text);
+  // better-sqlite3's verbose SQL, its values cut at 32 bytes (SQLITE_TRACE_SIZE_LIMIT).
+  assert.equal(seen.at(-1), `INSERT INTO t (s) VALUES ('${'b'.repeat(32)}'/*+268 bytes*/)`);
+  assert.deepEqual(db.prepare('SELECT s FROM t ORDER BY id').pluck().all(), texts);
+
+  // A permanent binding outlives many runs of other statements with long values.
+  const count = db.prepare('SELECT count(*) FROM t WHERE s = ?').pluck().bind(texts[1]);
+  for (let i = 0; i < 20; i++) {
+    insert.run(`${texts[i % 4]}${i}`);
+    assert.equal(count.get(), 1);
+  }
+  // An iterator compares every row with its bound text while other statements bind theirs
+  // (writes while iterating need unsafe mode, as in better-sqlite3).
+  db.unsafeMode(true);
+  let matched = 0;
+  for (const row of db.prepare('SELECT id, s = ? AS same FROM t').iterate(texts[0])) {
+    insert.run(texts[2]);
+    if (row.same === 1) matched++;
+    if (row.id > 40) break;
+  }
+  assert.equal(matched, 1);
+  db.unsafeMode(false);
+
+  // A refused value after a long one leaves no binding behind; the next run binds anew.
+  const pair = db.prepare('INSERT INTO t (id, s) VALUES (?, ?)');
+  assert.throws(() => pair.run(texts[0], true), { name: 'TypeError', message: 'SQLite3 can only bind numbers, strings, bigints, buffers, and null' });
+  pair.run(1000, texts[3]);
+  assert.equal(db.prepare('SELECT s FROM t WHERE id = 1000').pluck().get(), texts[3]);
+  // The same long value in several parameters, one of them bound to another value next.
+  const both = db.prepare('SELECT ? = ? AS same, length(?) AS n');
+  assert.deepEqual(both.get(texts[0], texts[0], texts[0]), { same: 1, n: 100_000 });
+  assert.deepEqual(both.get(texts[0], 'c', texts[0]), { same: 0, n: 100_000 });
+  db.close();
+});

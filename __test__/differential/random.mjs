@@ -171,6 +171,8 @@ export function jsValue(g) {
     [2, () => g.pick([0n, 1n, -1n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 63n, -(2n ** 63n) - 1n, 2n ** 64n])],
     [3, () => randomText(g, g.range(0, 10))],
     [1, () => g.pick(['\uD800', 'a\uDC00', '\uD83D\uDE00', 'x'.repeat(g.range(60, 70)), '😀'.repeat(g.range(1, 40))])],
+    // Long enough for the statement to keep it and SQLite to read it in place.
+    [1, () => g.pick(['x', 'é', '\uD83D\uDE00', 'y\uDC00']).repeat(g.range(100, 3000))],
     [2, () => Buffer.from(randomText(g, g.range(0, 6)))],
     [1, () => g.pick([new Uint8Array([1, 2, 3]), new Uint16Array([1]), new DataView(new ArrayBuffer(2)), new ArrayBuffer(2)])],
     [2, () => null],

@@ -48,7 +48,7 @@ impl BindTarget for Direct<'_> {
             }
             stmt.bind(index, ValueRef::Integer(n))
         } else if v.is_string() {
-            stmt.bind(index, ValueRef::Text(&v.sqlite_text()?))
+            stmt.bind_text(index, v.sqlite_text()?)
         } else if v.is_buffer()? {
             v.with_buffer_bytes(|bytes| stmt.bind(index, ValueRef::Blob(bytes)))?
         } else if v.is_nullish() {

@@ -17,10 +17,15 @@ use rusqlite::Connection;
 use crate::engine::callbacks::frames::StepFrame;
 use crate::engine::checkpointer::steps::{self, StepKind};
 use crate::error::SResult;
+use crate::ffi::napi::Utf8;
 use crate::ffi::sqlite::RawStmt;
 
 #[cfg(feature = "bench-floor")]
 pub mod observer;
+
+/// Text of at least this many bytes is bound in place ([`Statement::bind_text`]): below
+/// it, SQLite's copy costs less than keeping the text.
+const KEPT_TEXT_MIN: usize = 256;
 
 /// A prepared statement; what it reads (columns, parameters, its SQL) is its
 /// [`RawStmt`]'s. Finalized on drop, which must come before its connection closes.
@@ -94,6 +99,23 @@ impl Statement {
         #[cfg(feature = "bench-floor")]
         observer::bound(&self.raw, index, value);
         self.raw.bind(index, value)
+    }
+
+    /// Binds TEXT read from JS (1-based index): a long one is kept by the statement and
+    /// read in place by SQLite, a short one copied by SQLite. Returns SQLite's status.
+    pub fn bind_text(&mut self, index: usize, text: Utf8) -> c_int {
+        #[cfg(feature = "bench-floor")]
+        observer::bound(&self.raw, index, ValueRef::Text(&text));
+        if text.len() < KEPT_TEXT_MIN || !text.spilled() {
+            return self.raw.bind(index, ValueRef::Text(&text));
+        }
+        let mut bytes = text.into_vec();
+        // The read set room aside for three bytes a UTF-16 unit: kept bound, the room
+        // would outlive the call (a shrink in place, no copy).
+        if bytes.capacity() > bytes.len() + bytes.len() / 2 {
+            bytes.shrink_to_fit();
+        }
+        self.raw.bind_text_kept(index, bytes)
     }
 
     pub fn clear_bindings(&mut self) {

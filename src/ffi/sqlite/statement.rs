@@ -17,6 +17,10 @@ use crate::error::StoreError;
 /// closes (`engine::connection`).
 pub struct RawStmt {
     handle: *mut ffi::sqlite3_stmt,
+    /// TEXT that SQLite reads in place ([`RawStmt::bind_text_kept`]), by parameter index:
+    /// each kept until its parameter is bound again, the bindings are cleared or the
+    /// statement is finalized, whichever comes first.
+    kept: Vec<(c_int, Vec<u8>)>,
 }
 
 /// The outcome of preparing the first statement of `sql`.
@@ -54,7 +58,10 @@ impl RawStmt {
         } else {
             (tail as usize).saturating_sub(sql.as_ptr() as usize).min(sql.len())
         };
-        let stmt = (!handle.is_null()).then_some(RawStmt { handle });
+        let stmt = (!handle.is_null()).then_some(RawStmt {
+            handle,
+            kept: Vec::new(),
+        });
         Ok(RawPrepared { stmt, tail })
     }
 
@@ -124,6 +131,8 @@ impl RawStmt {
     pub fn clear_bindings(&mut self) {
         // SAFETY: as above; sqlite3_clear_bindings always returns SQLITE_OK.
         unsafe { ffi::sqlite3_clear_bindings(self.handle) };
+        // Every parameter is NULL now: no kept text is read any more.
+        self.kept.clear();
     }
 
     pub fn readonly(&self) -> bool {
@@ -156,7 +165,7 @@ impl RawStmt {
             return ffi::SQLITE_RANGE;
         };
         // SAFETY: text and blobs are copied by SQLite (SQLITE_TRANSIENT) before returning.
-        unsafe {
+        let rc = unsafe {
             match value {
                 ValueRef::Null => ffi::sqlite3_bind_null(self.handle, i),
                 ValueRef::Integer(n) => ffi::sqlite3_bind_int64(self.handle, i, n),
@@ -178,6 +187,49 @@ impl RawStmt {
                     ffi::SQLITE_TRANSIENT(),
                 ),
             }
+        };
+        if rc == ffi::SQLITE_OK {
+            self.release_kept(i);
+        }
+        rc
+    }
+
+    /// Binds TEXT (1-based index) that the statement keeps, so SQLite reads it in place
+    /// (SQLITE_STATIC) instead of copying it: for long text, one copy and allocation
+    /// fewer, and half the memory while it is bound. Returns SQLite's status.
+    pub fn bind_text_kept(&mut self, index: usize, text: Vec<u8>) -> c_int {
+        let Ok(i) = c_int::try_from(index) else {
+            return ffi::SQLITE_RANGE;
+        };
+        if text.is_empty() {
+            return self.bind(index, ValueRef::Text(&text));
+        }
+        // SAFETY: SQLite reads the bytes until the parameter is bound again, the bindings
+        // are cleared or the statement is finalized. `kept` owns them until then: an
+        // earlier text of this parameter is released only once SQLite took the new value,
+        // `clear_bindings` releases them after SQLite cleared, and `kept` drops after
+        // `drop` finalized. A Vec's heap bytes stay where they are when the Vec moves.
+        let rc = unsafe {
+            ffi::sqlite3_bind_text64(
+                self.handle,
+                i,
+                text.as_ptr().cast(),
+                text.len() as u64,
+                ffi::SQLITE_STATIC(),
+                ffi::SQLITE_UTF8 as u8,
+            )
+        };
+        if rc == ffi::SQLITE_OK {
+            self.release_kept(i);
+            self.kept.push((i, text));
+        }
+        rc
+    }
+
+    /// Drops the kept text of parameter `i`, which SQLite no longer reads.
+    fn release_kept(&mut self, i: c_int) {
+        if !self.kept.is_empty() {
+            self.kept.retain(|(at, _)| *at != i);
         }
     }
 
@@ -286,5 +338,102 @@ impl Drop for RawStmt {
         // still open (the owner drops statements before closing). Finalize's status
         // repeats the last step's error, already reported.
         unsafe { ffi::sqlite3_finalize(self.handle) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepare(conn: &Connection, sql: &str) -> RawStmt {
+        RawStmt::prepare(conn, sql.as_bytes(), false).unwrap().stmt.unwrap()
+    }
+
+    /// The first column of the statement's one row, as text (None for NULL).
+    fn text_of(stmt: &mut RawStmt) -> Option<Vec<u8>> {
+        assert_eq!(stmt.step(), ffi::SQLITE_ROW);
+        let text = match stmt.column(0) {
+            ValueRef::Text(t) => Some(t.to_vec()),
+            ValueRef::Null => None,
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(stmt.reset(), ffi::SQLITE_OK);
+        text
+    }
+
+    fn long(c: u8) -> Vec<u8> {
+        vec![c; 100_000]
+    }
+
+    #[test]
+    fn kept_text_is_read_in_place_until_its_parameter_is_bound_again() {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut stmt = prepare(&conn, "SELECT ?1 || ?2");
+        assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
+        assert_eq!(stmt.bind(2, ValueRef::Text(b"!")), ffi::SQLITE_OK);
+        let mut expected = long(b'a');
+        expected.push(b'!');
+        assert_eq!(text_of(&mut stmt), Some(expected));
+        // A second kept text of the same parameter replaces the first.
+        assert_eq!(stmt.bind_text_kept(1, long(b'b')), ffi::SQLITE_OK);
+        assert_eq!(stmt.kept.len(), 1);
+        assert_eq!(text_of(&mut stmt).unwrap()[..3], *b"bbb");
+        // Any other value bound there releases it.
+        assert_eq!(stmt.bind(1, ValueRef::Text(b"c")), ffi::SQLITE_OK);
+        assert!(stmt.kept.is_empty());
+        assert_eq!(text_of(&mut stmt), Some(b"c!".to_vec()));
+    }
+
+    #[test]
+    fn a_refused_bind_keeps_the_text_sqlite_still_reads() {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut stmt = prepare(&conn, "SELECT ?1");
+        assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
+        // Out of range: SQLite binds nothing, and the new text is not kept.
+        assert_eq!(stmt.bind_text_kept(2, long(b'z')), ffi::SQLITE_RANGE);
+        assert_eq!(stmt.kept.len(), 1);
+        // A running statement refuses new bindings (SQLITE_MISUSE): the old text stays.
+        assert_eq!(stmt.step(), ffi::SQLITE_ROW);
+        assert_eq!(stmt.bind(1, ValueRef::Null), ffi::SQLITE_MISUSE);
+        assert_eq!(stmt.bind_text_kept(1, long(b'b')), ffi::SQLITE_MISUSE);
+        assert_eq!(stmt.kept.len(), 1);
+        assert_eq!(stmt.reset(), ffi::SQLITE_OK);
+        assert_eq!(text_of(&mut stmt), Some(long(b'a')));
+    }
+
+    #[test]
+    fn cleared_bindings_release_kept_text() {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut stmt = prepare(&conn, "SELECT ?1");
+        assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
+        stmt.clear_bindings();
+        assert!(stmt.kept.is_empty());
+        assert_eq!(text_of(&mut stmt), None);
+    }
+
+    #[test]
+    fn kept_text_survives_a_statement_prepared_again_after_a_schema_change() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('x')")
+            .unwrap();
+        let mut stmt = prepare(&conn, "SELECT ?1 FROM t");
+        assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
+        assert_eq!(text_of(&mut stmt), Some(long(b'a')));
+        // SQLite prepares the statement again at its next step and moves its bindings over.
+        conn.execute_batch("ALTER TABLE t ADD COLUMN n").unwrap();
+        assert_eq!(text_of(&mut stmt), Some(long(b'a')));
+    }
+
+    #[test]
+    fn kept_text_converts_on_a_utf16_database() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA encoding = 'UTF-16le'; CREATE TABLE t (s TEXT)")
+            .unwrap();
+        let mut insert = prepare(&conn, "INSERT INTO t VALUES (?1)");
+        let text = "é".repeat(50_000).into_bytes();
+        assert_eq!(insert.bind_text_kept(1, text.clone()), ffi::SQLITE_OK);
+        assert_eq!(insert.step(), ffi::SQLITE_DONE);
+        let mut select = prepare(&conn, "SELECT s FROM t");
+        assert_eq!(text_of(&mut select), Some(text));
     }
 }
