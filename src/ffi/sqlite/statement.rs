@@ -195,8 +195,8 @@ impl RawStmt {
     }
 
     /// Binds TEXT (1-based index) that the statement keeps, so SQLite reads it in place
-    /// (SQLITE_STATIC) instead of copying it: for long text, one copy and allocation
-    /// fewer, and half the memory while it is bound. Returns SQLite's status.
+    /// (SQLITE_STATIC) instead of copying it: for long text, one copy and one allocation
+    /// fewer. Returns SQLite's status.
     pub fn bind_text_kept(&mut self, index: usize, text: Vec<u8>) -> c_int {
         let Ok(i) = c_int::try_from(index) else {
             return ffi::SQLITE_RANGE;
