@@ -106,7 +106,7 @@ impl Statement {
     pub fn bind_text(&mut self, index: usize, text: Utf8) -> c_int {
         #[cfg(feature = "bench-floor")]
         observer::bound(&self.raw, index, ValueRef::Text(&text));
-        if text.len() < KEPT_TEXT_MIN || !text.spilled() {
+        if text.len() < KEPT_TEXT_MIN {
             return self.raw.bind(index, ValueRef::Text(&text));
         }
         let mut bytes = text.into_vec();

@@ -345,6 +345,13 @@ impl Drop for RawStmt {
 mod tests {
     use super::*;
 
+    /// An in-memory database with `schema` run on it.
+    fn database(schema: &str) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(schema).unwrap();
+        conn
+    }
+
     fn prepare(conn: &Connection, sql: &str) -> RawStmt {
         RawStmt::prepare(conn, sql.as_bytes(), false).unwrap().stmt.unwrap()
     }
@@ -367,7 +374,7 @@ mod tests {
 
     #[test]
     fn kept_text_is_read_in_place_until_its_parameter_is_bound_again() {
-        let conn = Connection::open_in_memory().unwrap();
+        let conn = database("");
         let mut stmt = prepare(&conn, "SELECT ?1 || ?2");
         assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
         assert_eq!(stmt.bind(2, ValueRef::Text(b"!")), ffi::SQLITE_OK);
@@ -386,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_refused_bind_keeps_the_text_sqlite_still_reads() {
-        let conn = Connection::open_in_memory().unwrap();
+        let conn = database("");
         let mut stmt = prepare(&conn, "SELECT ?1");
         assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
         // Out of range: SQLite binds nothing, and the new text is not kept.
@@ -403,7 +410,7 @@ mod tests {
 
     #[test]
     fn cleared_bindings_release_kept_text() {
-        let conn = Connection::open_in_memory().unwrap();
+        let conn = database("");
         let mut stmt = prepare(&conn, "SELECT ?1");
         assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
         stmt.clear_bindings();
@@ -413,9 +420,7 @@ mod tests {
 
     #[test]
     fn kept_text_survives_a_statement_prepared_again_after_a_schema_change() {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('x')")
-            .unwrap();
+        let conn = database("CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('x')");
         let mut stmt = prepare(&conn, "SELECT ?1 FROM t");
         assert_eq!(stmt.bind_text_kept(1, long(b'a')), ffi::SQLITE_OK);
         assert_eq!(text_of(&mut stmt), Some(long(b'a')));
@@ -426,9 +431,7 @@ mod tests {
 
     #[test]
     fn kept_text_converts_on_a_utf16_database() {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("PRAGMA encoding = 'UTF-16le'; CREATE TABLE t (s TEXT)")
-            .unwrap();
+        let conn = database("PRAGMA encoding = 'UTF-16le'; CREATE TABLE t (s TEXT)");
         let mut insert = prepare(&conn, "INSERT INTO t VALUES (?1)");
         let text = "é".repeat(50_000).into_bytes();
         assert_eq!(insert.bind_text_kept(1, text.clone()), ffi::SQLITE_OK);
