@@ -15,15 +15,15 @@ test("lib/protocol.cjs holds the binary's wire, every name and number in its ord
   assert.equal(protocol.wireDifference(wire), null);
 });
 
-test('the result slots are dense and the call frame, the queue and the BigInt lane fit in them', () => {
+test('the result slots are dense and the call frame, the queue and the row lane fit in them', () => {
   const { WIRE } = protocol;
   const singles = ['LAST_ROWID', 'LAST_ROWID_BITS', 'ROW_FORM', 'BUSY', 'CALLBACKS', 'CALL_SHARED',
     'CALL_RESULT_TYPE', 'CALL_RESULT', 'CALL_STATE', 'CALL_FLAGS'].map((name) => WIRE[name]);
   assert.deepEqual([...singles].sort((a, b) => a - b), singles.map((_, i) => i));
   native.load();
   assert.equal(native.resultSlots().length, WIRE.SLOTS);
-  assert.equal(WIRE.QUEUE + WIRE.QUEUE_SLOTS, WIRE.ROW_BIGINTS);
-  assert.equal(WIRE.ROW_BIGINTS + WIRE.ROW_BIGINTS_MAX, WIRE.SLOTS);
+  assert.equal(WIRE.QUEUE + WIRE.QUEUE_SLOTS, WIRE.ROW_LANE);
+  assert.equal(WIRE.ROW_LANE + WIRE.ROW_LANE_MAX, WIRE.SLOTS);
 });
 
 test('a wire that differs is named: the number here and in the binary', () => {

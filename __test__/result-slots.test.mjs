@@ -109,15 +109,22 @@ test('detaching the slot buffer cannot make a call write out of bounds or crash'
     } catch (error) {
       console.log(slots.length === 0 ? 'detached: ' + error.message : 'not detached: ' + error.stack);
     }
+    try {
+      console.log(JSON.stringify(db.prepare('SELECT id, id * 0.5 AS w FROM t WHERE id = 3').get()));
+    } catch (error) {
+      console.log(slots.length === 0 ? 'detached: ' + error.message : 'not detached: ' + error.stack);
+    }
   `;
   const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   assert.equal(child.signal, null, child.stderr);
   assert.equal(child.status, 0, child.stderr);
   // A row whose form was left in the detached slots cannot be read: a clear error, not a
   // wrong row. Where the buffer stays attached (Node 20), rows read as ever.
-  // The same for BigInts a chunk of rows, or a lone row's maker, left there.
+  // The same for BigInts a chunk of rows, or a lone row's maker, left there, and for a
+  // lone row of numbers left there whole.
   const detached = "detached: This environment's result slots were detached .*";
-  assert.match(child.stdout.trim(), new RegExp(`^(1000\n2\n2|${detached}\n${detached}\n${detached})$`));
+  const attached = '1000\n2\n2\n{"id":3,"w":1.5}';
+  assert.match(child.stdout.trim(), new RegExp(`^(${attached}|${detached}\n${detached}\n${detached}\n${detached})$`));
 });
 
 test('BigInts of many rows and of lone rows pass through the slots whole: past the lane\'s room, and with a read inside a user function between two rows', () => {
@@ -165,6 +172,57 @@ test('BigInts of many rows and of lone rows pass through the slots whole: past t
   });
   db.close();
   side.close();
+});
+
+test('a lone row of numbers only, or of BigInts only, comes back whole through the lane in every row mode; any other value in it takes the maker', () => {
+  const db = new Database(':memory:');
+  const big = 2n ** 62n + 12345n;
+  db.exec('CREATE TABLE t (a INTEGER, b REAL, c)');
+  const insert = db.prepare('INSERT INTO t VALUES (?, ?, ?)');
+  insert.run(big, 0.25, 3n);
+  insert.run(-1, -0.5, null);
+  insert.run(2 ** 53 + 1, 1e308, 'x');
+  const rows = [
+    { a: Number(big), b: 0.25, c: 3 },
+    { a: -1, b: -0.5, c: null },
+    { a: 2 ** 53, b: 1e308, c: 'x' },
+  ];
+  const get = db.prepare('SELECT a, b, c FROM t WHERE rowid = ?');
+  for (let i = 0; i < rows.length; i++) {
+    assert.deepEqual(get.get(i + 1), rows[i]);
+    assert.deepEqual(get.raw().get(i + 1), Object.values(rows[i]));
+    assert.deepEqual(get.expand().get(i + 1), { t: rows[i] });
+    get.expand(false);
+  }
+  // -0 stays -0 (deepEqual tells them apart through Object.is).
+  assert.deepEqual(db.prepare('SELECT -0.0 AS z, 1 AS w').get(), { z: -0, w: 1 });
+  // An iterator's rows: lane rows and maker rows in turn, each a row of its own.
+  const all = db.prepare('SELECT a, b, c FROM t ORDER BY rowid');
+  const seen = [...all.iterate()];
+  assert.deepEqual(seen, rows);
+  assert.notEqual(seen[0], seen[1]);
+  // Safe integers: INTEGER values alone go through the lane as BigInts; a REAL beside
+  // them takes the maker, where it stays a number.
+  const safe = db.prepare('SELECT a, c FROM t WHERE rowid = ?').safeIntegers();
+  assert.deepEqual(safe.get(1), { a: big, c: 3n });
+  assert.deepEqual(safe.raw().get(1), [big, 3n]);
+  assert.deepEqual(db.prepare('SELECT a, b FROM t WHERE rowid = 1').safeIntegers().get(), { a: big, b: 0.25 });
+  assert.deepEqual(db.prepare('SELECT a, c FROM t WHERE rowid = 2').safeIntegers().get(), { a: -1n, c: null });
+  // The widest lone row a maker takes (64 values), and one wider, which the filler builds.
+  for (const width of [64, 65]) {
+    const columns = Array.from({ length: width }, (_, i) => `${i} * 1.5 AS c${i}`).join(', ');
+    const expected = Object.fromEntries(Array.from({ length: width }, (_, i) => [`c${i}`, i * 1.5]));
+    assert.deepEqual(db.prepare(`SELECT ${columns}`).get(), expected);
+  }
+  // A lone lane row of another connection read inside a user function while the outer
+  // lane row is being made, and a repeated key, which keeps its first place and last value.
+  const side = new Database(':memory:');
+  const inner = side.prepare('SELECT 7 AS x, 8.5 AS y');
+  db.function('inner', () => inner.get().y);
+  assert.deepEqual(db.prepare('SELECT inner() AS p, 1 AS q, 2 AS p').get(), { p: 2, q: 1 });
+  assert.deepEqual(db.prepare('SELECT inner() AS p, 2 AS q').raw().get(), [8.5, 2]);
+  side.close();
+  db.close();
 });
 
 /** User callbacks in a worker: their call frame is the worker's slots. */

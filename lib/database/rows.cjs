@@ -9,18 +9,21 @@
 //   rows' values as its arguments; it appends the rows to the result array.
 // - One row (`get()`, an iterator's `next()`, `pragma(…, { simple: true })`): a row of one
 //   value comes back as that value (a small BLOB as its ArrayBuffer) with its form in the
-//   ROW_FORM result slot (`rowResult` wraps it); a row of
-//   several values is made by its form's maker (`makerOf`), which the native side calls
-//   with the values as its arguments; a row with stored JSON comes back built by `fill`.
+//   ROW_FORM result slot (`rowResult` wraps it); a row of several values that are all
+//   numbers (or all BigInts) comes back in the row lane alone, its form and lane coded in
+//   ROW_FORM (`rowResult` builds it); any other row of several values is made by its
+//   form's maker (`makerOf`), which the native side calls with the values as its
+//   arguments; a row with stored JSON comes back built by `fill`.
 // - The store's stored JSON columns travel as one JSON array text per chunk, parsed once
 //   and read in order by the rows' makers.
 // - A chunk's small BLOBs come as ArrayBuffers, each wrapped here as the Buffer
 //   better-sqlite3 would have made (cheaper than a Buffer made through Node-API).
-// - INTEGER values read as BigInt (a chunk's, or a lone row's for its maker) come as
-//   `undefined` in their places, their bits in the BigInt lane at the same places (the
-//   result slots from ROW_BIGINTS on, the value at position p of the chunk's values or
-//   of the maker's arguments at lane slot p), read there through a BigInt64Array by the
-//   lane variants of the makers (cheaper than a BigInt made through Node-API).
+// - Numbers (a chunk's, or a lone row's for its maker) come as `undefined` in their
+//   places, their 64 bits in the row lane at the same places (the result slots from
+//   ROW_LANE on, the value at position p of the chunk's values or of the maker's
+//   arguments at lane slot p), read there by the lane variants of the makers through a
+//   Float64Array, or a BigInt64Array for INTEGER values read as BigInt (cheaper than a
+//   number or BigInt made through Node-API).
 
 const native = require('../native.cjs');
 const {
@@ -28,17 +31,23 @@ const {
   FORM_ARRAY: ARRAY,
   FORM_VALUE: VALUE,
   FORM_EXPANDED: EXPANDED,
+  LANE_BIGINTS,
+  LANE_NONE,
+  LANE_ROW,
   ROW_FORM,
-  ROW_BIGINTS,
-  ROW_BIGINTS_MAX,
+  ROW_LANE,
+  ROW_LANE_MAX,
 } = require('../protocol.cjs');
 
 const SLOTS_DETACHED = "This environment's result slots were detached (their ArrayBuffer was transferred): rows can no longer be read";
 
 /** The result slots; ROW_FORM holds the form of a lone value, or -1. */
 let slots = null;
-/** The BigInt lane: the slots from ROW_BIGINTS on, as 64-bit integers. */
+/** The row lane, the slots from ROW_LANE on: as 64-bit integers (BigInts) and as doubles. */
 let bigintLane = null;
+let numberLane = null;
+/** How many lanes there are (none, BigInts, numbers). */
+const LANES = 3;
 
 /**
  * How better-sqlite3 builds a FLAT row on this Node. Built for Node 22 and later (V8
@@ -85,10 +94,12 @@ const params = (width) => Array.from({ length: width }, (_, i) => `a${i}`);
 /**
  * The makers of an object form: `make(v, o, j, jo)` takes the row's `width` values from
  * `v[o]` on and its `json` parsed values from `j[jo]` on; `one(a)` a row of the one value
- * `a`; `args(a0, a1, …)` a row of its arguments (a form with no stored JSON); `laneMake`
- * and `laneArgs` the same, a value that is `undefined` read from the BigInt lane at its
- * place. An object literal where code generation works (one hidden class per form; a
- * repeated key keeps its first position and last value, as better-sqlite3's rows do).
+ * `a`; `args(a0, a1, …)` a row of its arguments (a form with no stored JSON). Given a
+ * lane's view `L`, `laneMake(L)` and `laneArgs(L)` return the same makers, a value that
+ * is `undefined` read from `L` at its place, and `laneRow(L)` one that reads the row's
+ * values from `L` alone. An object literal where code generation works (one hidden class
+ * per form; a repeated key keeps its first position and last value, as better-sqlite3's
+ * rows do).
  */
 function objectMakers(keys, width) {
   if ((ROWS_BY_ASSIGNMENT && keys.includes('__proto__')) || !CAN_GENERATE) {
@@ -104,20 +115,23 @@ function objectMakers(keys, width) {
   const makers = {
     make: new Function('v', 'o', 'j', 'jo', `return { ${fields(plain)} };`),
     one: new Function('a', `return { ${keys.map((key) => `${literalKey(key)}: a`).join(', ')} };`),
-    laneMake: withLane(`function (v, o, j, jo) { let x; return { ${fields(laned)} }; }`),
+    laneMake: (L) => withLane(`function (v, o, j, jo) { let x; return { ${fields(laned)} }; }`, L),
   };
   if (keys.length === width) {
     const names = params(width);
     makers.args = new Function(...names, `return { ${fields((i) => names[i])} };`);
-    makers.laneArgs = withLane(
-      `function (${names}) { if (L.length === 0) detached(); return { ${fields((i) => `${names[i]} === undefined ? L[${i}] : ${names[i]}`)} }; }`,
-    );
+    makers.laneArgs = (L) =>
+      withLane(
+        `function (${names}) { if (L.length === 0) detached(); return { ${fields((i) => `${names[i]} === undefined ? L[${i}] : ${names[i]}`)} }; }`,
+        L,
+      );
+    makers.laneRow = (L) => withLane(`function () { return { ${fields((i) => `L[${i}]`)} }; }`, L);
   }
   return makers;
 }
 
-/** A generated function whose code reads the BigInt lane as `L` (and may call `detached()`). */
-const withLane = (code) => new Function('L', 'detached', `return ${code};`)(bigintLane, detached);
+/** A generated function whose code reads the lane view `L` (and may call `detached()`). */
+const withLane = (code, L) => new Function('L', 'detached', `return ${code};`)(L, detached);
 
 function detached() {
   throw new TypeError(SLOTS_DETACHED);
@@ -133,8 +147,10 @@ function arrayMakers(width) {
       make: new Function('v', 'o', `return [${items}];`),
       one: (a) => [a],
       args: new Function(...names, `return [${names.join(', ')}];`),
-      laneMake: withLane(`function (v, o) { let x; return [${laned}]; }`),
-      laneArgs: withLane(`function (${names}) { if (L.length === 0) detached(); return [${names.map((n, i) => `${n} === undefined ? L[${i}] : ${n}`)}]; }`),
+      laneMake: (L) => withLane(`function (v, o) { let x; return [${laned}]; }`, L),
+      laneArgs: (L) =>
+        withLane(`function (${names}) { if (L.length === 0) detached(); return [${names.map((n, i) => `${n} === undefined ? L[${i}] : ${n}`)}]; }`, L),
+      laneRow: (L) => withLane(`function () { return [${Array.from({ length: width }, (_, i) => `L[${i}]`)}]; }`, L),
     };
   }
   return { make: (v, o) => v.slice(o, o + width), one: (a) => [a] };
@@ -172,22 +188,48 @@ function compile(items) {
   let makers;
   if (kind === OBJECT) makers = objectMakers(keys, width);
   else if (kind === ARRAY) makers = arrayMakers(width);
-  else if (kind === VALUE) makers = { make: (v, o) => v[o], one: (a) => a, laneMake: (v, o) => (v[o] === undefined ? bigintLane[o] : v[o]) };
+  else if (kind === VALUE) makers = { make: (v, o) => v[o], one: (a) => a, laneMake: (L) => (v, o) => (v[o] === undefined ? L[o] : v[o]) };
   else if (kind === EXPANDED) makers = { make: (v, o) => expandedRow(keys, v, o), one: (a) => expandedRow(keys, [a], 0) };
   else throw new Error(`triflux-native-store: unknown row form kind ${items[0]}`);
   const { make, one } = makers;
   const args = makers.args ?? ((...values) => make(values, 0, undefined, 0));
   // Where no lane variant was generated: the row's lane values put in place first.
-  const laneMake = makers.laneMake ?? ((v, o, j, jo) => make(fromLane(v, o, width), o, j, jo));
-  const laneArgs = makers.laneArgs ?? ((...values) => make(fromLane(values, 0, values.length), 0, undefined, 0));
-  return { width, json, make, one, args, laneMake, laneArgs };
+  const laneMake = makers.laneMake ?? ((L) => (v, o, j, jo) => make(fromLane(v, o, width, L), o, j, jo));
+  const laneArgs = makers.laneArgs ?? ((L) => (...values) => make(fromLane(values, 0, values.length, L), 0, undefined, 0));
+  const laneRow = makers.laneRow ?? ((L) => () => make(Array.from({ length: width }, (_, i) => L[i]), 0, undefined, 0));
+  return {
+    width,
+    json,
+    make,
+    one,
+    args,
+    // By MAKE, ARGS and ROW: the factory of the maker reading a lane, and the makers made
+    // so far by lane (the plain make and args at LANE_NONE).
+    laneFactories: [laneMake, laneArgs, laneRow],
+    laned: [[make], [args], []],
+  };
 }
 
-/** `v` with each `undefined` from `v[o]` to `v[o + n - 1]` replaced by its lane value. */
-function fromLane(v, o, n) {
-  if (bigintLane.length === 0) detached();
-  for (let i = o; i < o + n; i++) if (v[i] === undefined) v[i] = bigintLane[i];
+/** `v` with each `undefined` from `v[o]` to `v[o + n - 1]` replaced by its value in lane `L`. */
+function fromLane(v, o, n, L) {
+  if (L.length === 0) detached();
+  for (let i = o; i < o + n; i++) if (v[i] === undefined) v[i] = L[i];
   return v;
+}
+
+/** The lane view of lane `lane` (LANE_BIGINTS or LANE_NUMBERS). */
+const laneView = (lane) => (lane === LANE_BIGINTS ? bigintLane : numberLane);
+
+/** The kinds of makers a form has for a lane: `make`, `args` and a row read from the lane alone. */
+const MAKE = 0;
+const ARGS = 1;
+const ROW = 2;
+
+/** `compiled`'s maker of `kind` whose lane values are read from `lane`, made when first asked for. */
+function lanedMaker(compiled, kind, lane) {
+  const made = compiled.laned[kind];
+  const maker = made[lane];
+  return maker !== undefined ? maker : (made[lane] = compiled.laneFactories[kind](laneView(lane)));
 }
 
 /** Compiled forms by number (the numbers are this thread's, like this module). */
@@ -215,16 +257,17 @@ function wrapBlobs(values, wrapped) {
  * Called by the native side: builds `count` rows of `form` from `values` and appends them
  * to `rows` (returned), or returns the one row when `rows` is null. `json` is the JSON
  * array text of the rows' stored JSON columns, or undefined; `wrapped` how many values
- * are ArrayBuffers to wrap as Buffers; `bigints` how many are BigInts in the lane.
+ * are ArrayBuffers to wrap as Buffers; `lane` the lane the `undefined` values are read
+ * from (LANE_NONE: none is).
  */
-function fill(rows, form, count, json, wrapped, bigints, ...values) {
+function fill(rows, form, count, json, wrapped, lane, ...values) {
   if (wrapped > 0) wrapBlobs(values, wrapped);
   const compiled = formOf(form);
   const { width, json: perRow } = compiled;
   let make = compiled.make;
-  if (bigints > 0) {
+  if (lane !== LANE_NONE) {
     if (bigintLane.length === 0) detached();
-    make = compiled.laneMake;
+    make = lanedMaker(compiled, MAKE, lane);
   }
   const parsed = json === undefined ? undefined : JSON.parse(json);
   if (rows === null) return make(values, 0, parsed, 0);
@@ -234,12 +277,11 @@ function fill(rows, form, count, json, wrapped, bigints, ...values) {
 }
 
 /**
- * Called by the native side once per form and lane use: the function that makes a row of
- * `form` from its values as arguments (`lane`: those that are `undefined` from the BigInt lane).
+ * Called by the native side once per form and lane: the function that makes a row of
+ * `form` from its values as arguments, those that are `undefined` read from `lane`.
  */
 function makerOf(form, lane) {
-  const compiled = formOf(form);
-  return lane ? compiled.laneArgs : compiled.args;
+  return lanedMaker(formOf(form), ARGS, lane);
 }
 
 /**
@@ -248,16 +290,23 @@ function makerOf(form, lane) {
  */
 function rowResult(out) {
   const form = slots[ROW_FORM];
-  if (form < 0) return out;
+  if (form < 0) return form === -1 ? out : lanedRow(LANE_ROW - form);
   // Unreadable once someone transferred the slots' ArrayBuffer away (Node 22 and later
   // let JS detach it): the row's form is lost with it.
   if (form === undefined) detached();
   return formOf(form).one(out instanceof ArrayBuffer ? bufferOf(out) : out);
 }
 
+/** A lone row whose values are all in the row lane: `code` is its form times LANES plus the lane. */
+function lanedRow(code) {
+  const lane = code % LANES;
+  return lanedMaker(formOf((code - lane) / LANES), ROW, lane)();
+}
+
 native.onLoad(() => {
   slots = native.resultSlots();
-  bigintLane = new BigInt64Array(slots.buffer, slots.byteOffset + ROW_BIGINTS * 8, ROW_BIGINTS_MAX);
+  bigintLane = new BigInt64Array(slots.buffer, slots.byteOffset + ROW_LANE * 8, ROW_LANE_MAX);
+  numberLane = new Float64Array(slots.buffer, slots.byteOffset + ROW_LANE * 8, ROW_LANE_MAX);
   native.setRowFiller(fill, makerOf);
 });
 

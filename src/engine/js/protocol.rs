@@ -45,7 +45,8 @@ pub mod slot {
         /// the same memory with safe integers on).
         LAST_ROWID_BITS: usize = 1;
         /// The form (`rows::forms`) JS wraps the lone value a `get()` or an iterator's
-        /// `next()` returned in (>= 0), or -1 when the value is the row itself.
+        /// `next()` returned in (>= 0), -1 when the value is the row itself, or at most
+        /// [`super::form::LANE_ROW`] when the row's values are all in the row lane.
         ROW_FORM: usize = 2;
         /// The handle + 1 of the connection whose `verbose` logger is running (0: none),
         /// so that calls the JS layer answers alone refuse while the connection is busy.
@@ -79,15 +80,17 @@ pub mod slot {
         QUEUE: usize = QUEUE_LEN + 1;
         /// The queue's room in slots.
         QUEUE_SLOTS: usize = 2048;
-        /// The INTEGER values read as BigInt of a chunk of rows or of a maker's row, as
-        /// i64 bits, from here on: the value at place p among the filler's values or the
-        /// maker's arguments, `undefined` there, is read at slot ROW_BIGINTS + p through a
-        /// BigInt64Array view.
-        ROW_BIGINTS: usize = QUEUE + QUEUE_SLOTS;
-        /// The room for them in slots (a chunk's values past it travel as BigInt values).
-        ROW_BIGINTS_MAX: usize = 1024;
+        /// The row lane, from here on: the numbers of a chunk of rows or of a maker's
+        /// row, as doubles or, for INTEGER values read as BigInt, as i64 bits (the value
+        /// at place p among the filler's values or the maker's arguments, `undefined`
+        /// there, is read at slot ROW_LANE + p through the view its caller names,
+        /// [`super::form::LANE_NUMBERS`] or [`super::form::LANE_BIGINTS`]); or a lone
+        /// row's values, all of them (see [`super::form::LANE_ROW`]).
+        ROW_LANE: usize = QUEUE + QUEUE_SLOTS;
+        /// The room in slots (a chunk's values past it travel as BigInt values).
+        ROW_LANE_MAX: usize = 1024;
         /// How many slots there are.
-        SLOTS: usize = ROW_BIGINTS + ROW_BIGINTS_MAX;
+        SLOTS: usize = ROW_LANE + ROW_LANE_MAX;
     }
 }
 
@@ -143,6 +146,16 @@ pub mod form {
         FORM_VALUE: u32 = 2;
         /// better-sqlite3's `expand()` object: keys are (table, column) pairs.
         FORM_EXPANDED: u32 = 3;
+        /// The row lane's views: none (every value a JS value), BigInt64Array (INTEGER
+        /// values read as BigInt), Float64Array (numbers). A value `undefined` among a
+        /// chunk's or a maker's values is read from the lane its caller names.
+        LANE_NONE: u32 = 0;
+        LANE_BIGINTS: u32 = 1;
+        LANE_NUMBERS: u32 = 2;
+        /// ROW_FORM of a lone row of form `f` whose values are all in lane `l`, in order:
+        /// LANE_ROW - (3f + l). The call returns `null` then (`undefined` is an
+        /// iterator's end).
+        LANE_ROW: i32 = -2;
     }
 }
 
@@ -305,7 +318,7 @@ mod tests {
         assert_eq!(sorted, (0..singles.len()).collect::<Vec<_>>());
         assert_eq!(slot::CALL_ARGS, singles.len());
         assert_eq!(slot::QUEUE_LEN, slot::CALL_ARGS + slot::CALL_ARGS_MAX);
-        assert_eq!(slot::ROW_BIGINTS, slot::QUEUE + slot::QUEUE_SLOTS);
-        assert_eq!(slot::SLOTS, slot::ROW_BIGINTS + slot::ROW_BIGINTS_MAX);
+        assert_eq!(slot::ROW_LANE, slot::QUEUE + slot::QUEUE_SLOTS);
+        assert_eq!(slot::SLOTS, slot::ROW_LANE + slot::ROW_LANE_MAX);
     }
 }

@@ -6,17 +6,18 @@
 //!   chunk's values live in a handle scope of their own, closed once they are in rows.
 //! - [`one_row`] (`get()`, an iterator's `next()`, the store's `get`): a row of one value
 //!   crosses as that value (JS wraps it by its form); a row of a registered form with no
-//!   stored JSON is made by its form's maker, a JS function called with the row's values
-//!   as its arguments and nothing else; any other row is built by the filler as a chunk
-//!   of one.
+//!   stored JSON whose values are all numbers (or all BigInts) crosses in the row lane
+//!   alone, read by JS after the call; any other such row is made by its form's maker,
+//!   a JS function called with the row's values as its arguments and nothing else; any
+//!   other row is built by the filler as a chunk of one.
 //!
 //! Stored JSON columns (the store's rows) are checked here and written, fallbacks in
 //! place, into one JSON array text per chunk that the filler parses once. A chunk's small
 //! BLOBs cross as ArrayBuffers that the filler wraps as Buffers (`value_js_wrapped`). The
-//! INTEGER values read as BigInt of a chunk or of a maker's row cross as i64 bits in the
-//! BigInt lane (`slot::ROW_BIGINTS` on, a BigInt64Array in JS, whose reads make BigInts
-//! cheaper than Node-API does), each `undefined` in its place among the values and its
-//! bits at the same place in the lane.
+//! numbers of a chunk or of a maker's row cross in the row lane (`slot::ROW_LANE` on,
+//! memory JS reads through a typed array, which makes the numbers and BigInts for less
+//! than Node-API does; see [`Lane`]), each `undefined` in its place among the values and
+//! its 64 bits at the same place in the lane.
 
 use std::cell::RefCell;
 
@@ -25,7 +26,7 @@ use napi_derive::napi;
 use rusqlite::types::ValueRef;
 
 use crate::engine::js::json_out::JsonOut;
-use crate::engine::js::protocol::slot;
+use crate::engine::js::protocol::{form, slot};
 use crate::engine::js::result_slots;
 use crate::engine::js::throw::Throw;
 use crate::engine::js::value::JsVal;
@@ -44,23 +45,23 @@ const CHUNK_VALUES: usize = 1024;
 const CHUNK_JSON: usize = 1 << 20;
 
 /// The filler's leading arguments: the rows array (or null), the form, the row count, the
-/// chunk's JSON (or undefined), how many of its values JS wraps as Buffers and how many
-/// it takes from the BigInt lane; the values follow.
+/// chunk's JSON (or undefined), how many of its values JS wraps as Buffers and the lane
+/// its `undefined` values are read from (`form::LANE_*`); the values follow.
 const LEAD: usize = 6;
 
 /// A lone row of at most this many values goes to its form's maker; a wider one to the
 /// filler (a maker is compiled with one parameter per value).
 const MAKER_VALUES: usize = 64;
-// A maker's row fits the BigInt lane whole.
-const _: () = assert!(MAKER_VALUES <= slot::ROW_BIGINTS_MAX);
+// A maker's row fits the row lane whole.
+const _: () = assert!(MAKER_VALUES <= slot::ROW_LANE_MAX);
 
 thread_local! {
     /// This thread's row filler (lib/database/rows.cjs), set once when the binding loads.
     static FILLER: RefCell<Option<JsRef>> = const { RefCell::new(None) };
     /// The JS function that returns a form's maker (`makerOf(form, lane)`), set with the filler.
     static MAKER_OF: RefCell<Option<JsRef>> = const { RefCell::new(None) };
-    /// The makers asked for so far, at twice the form's number (plus one for the maker
-    /// that reads `undefined` values from the BigInt lane).
+    /// The makers asked for so far, at LANES times the form's number plus the lane its
+    /// `undefined` values are read from.
     static MAKERS: RefCell<Vec<Option<JsRef>>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -81,10 +82,10 @@ pub fn set_row_filler(env: Env, fill: JsVal, maker_of: JsVal) -> Result<()> {
     Ok(())
 }
 
-/// Form `id`'s maker (`lane`: the one that reads `undefined` values from the BigInt
-/// lane): asked of JS once, then kept.
-fn maker(js: Napi, id: u32, lane: bool) -> SResult<Raw> {
-    let at = 2 * id as usize + usize::from(lane);
+/// Form `id`'s maker whose `undefined` arguments are read from `lane`: asked of JS
+/// once, then kept.
+fn maker(js: Napi, id: u32, lane: Lane) -> SResult<Raw> {
+    let at = LANES * id as usize + lane as usize;
     let kept = MAKERS.with(|m| m.borrow().get(at).and_then(|k| k.as_ref().map(|k| k.get(js))));
     if let Some(maker) = kept {
         return maker;
@@ -98,7 +99,7 @@ fn maker(js: Napi, id: u32, lane: bool) -> SResult<Raw> {
     let maker = js.call(
         maker_of,
         js.undefined()?,
-        &[js.number(f64::from(id))?, js.boolean(lane)?],
+        &[js.number(f64::from(id))?, js.number(f64::from(lane as u32))?],
     )?;
     let kept = js.keep(maker)?;
     MAKERS.with(|m| {
@@ -149,7 +150,45 @@ fn column_value<'s>(stmt: &'s RawStmt, i: usize, column: Column) -> ValueRef<'s>
     }
 }
 
-/// INTEGER values for the BigInt lane, each with its place among the values.
+/// How a read's numbers cross: as JS values made through Node-API, or in the row lane,
+/// where JS reads them through a typed array of its kind. The lane is there when the
+/// result slots are memory shared with JS.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+enum Lane {
+    None = form::LANE_NONE,
+    /// INTEGER values read as BigInt, as i64 (a BigInt64Array).
+    BigInts = form::LANE_BIGINTS,
+    /// INTEGER and REAL values read as numbers, as doubles (a Float64Array).
+    Numbers = form::LANE_NUMBERS,
+}
+
+/// How many lanes a form's makers are kept for.
+const LANES: usize = 3;
+
+impl Lane {
+    fn for_read(safe_integers: bool) -> Lane {
+        match result_slots::with_shared(|slots| slots.is_some()) {
+            false => Lane::None,
+            true if safe_integers => Lane::BigInts,
+            true => Lane::Numbers,
+        }
+    }
+
+    /// The 64 bits `value` crosses as in this lane, or None when it crosses as a JS value.
+    #[inline]
+    fn bits(self, value: ValueRef<'_>) -> Option<i64> {
+        match (self, value) {
+            (Lane::BigInts, ValueRef::Integer(n)) => Some(n),
+            // The same double as Node-API's number from an i64.
+            (Lane::Numbers, ValueRef::Integer(n)) => Some((n as f64).to_bits() as i64),
+            (Lane::Numbers, ValueRef::Real(f)) => Some(f.to_bits() as i64),
+            _ => None,
+        }
+    }
+}
+
+/// Values in the row lane: each one's place among the values and its 64 bits.
 type LaneValues = Vec<(usize, i64)>;
 
 thread_local! {
@@ -169,12 +208,11 @@ pub struct RowBatch<'l> {
     count: u32,
     /// How many of the chunk's values JS wraps as Buffers.
     wrapped: u32,
-    /// Whether INTEGER values read as BigInt go through the BigInt lane (the result
-    /// slots are memory shared with JS; else each is a BigInt value).
-    lane: bool,
-    /// The chunk's INTEGER values in the lane.
-    bigints: LaneValues,
-    /// `undefined`, the place of a value in the BigInt lane.
+    /// How the rows' numbers cross.
+    lane: Lane,
+    /// The chunk's values in the lane.
+    laned: LaneValues,
+    /// `undefined`, the place of a value in the row lane.
     undefined: Raw,
     json: Option<JsonOut>,
     /// Whether each chunk's values get a handle scope of their own (not for a lone row,
@@ -191,9 +229,9 @@ impl<'l> RowBatch<'l> {
         let room = layout.values.len() + if scoped { CHUNK_VALUES } else { 0 };
         // A batch made while another is open (a read in a user function a step runs)
         // finds the spare buffers taken and makes its own.
-        let (mut args, mut bigints) = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        let (mut args, mut laned) = SPARE.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         args.clear();
-        bigints.clear();
+        laned.clear();
         args.reserve(LEAD + room);
         args.extend([rows, form_js(js, &layout.form)?, rows, rows, rows, rows]);
         Ok(RowBatch {
@@ -204,8 +242,8 @@ impl<'l> RowBatch<'l> {
             args,
             count: 0,
             wrapped: 0,
-            lane: lane_for(safe_integers),
-            bigints,
+            lane: Lane::for_read(safe_integers),
+            laned,
             undefined: js.undefined()?,
             json: None,
             scoped,
@@ -226,10 +264,10 @@ impl<'l> RowBatch<'l> {
         }
         for &(i, column) in &self.layout.values {
             let value = column_value(stmt, i, column);
-            if let ValueRef::Integer(n) = value {
+            if let Some(bits) = self.lane.bits(value) {
                 let at = self.args.len() - LEAD;
-                if self.lane && at < slot::ROW_BIGINTS_MAX {
-                    self.bigints.push((at, n));
+                if at < slot::ROW_LANE_MAX {
+                    self.laned.push((at, bits));
                     self.args.push(self.undefined);
                     continue;
                 }
@@ -274,13 +312,14 @@ impl<'l> RowBatch<'l> {
         self.args[4] = js.number(f64::from(self.wrapped))?;
         // Written right before the call that reads them: a user function run by a step
         // between two rows may have used the slots for rows of its own.
-        write_lane(&self.bigints);
-        self.args[5] = js.number(self.bigints.len() as f64)?;
+        write_lane(&self.laned);
+        let lane = if self.laned.is_empty() { Lane::None } else { self.lane };
+        self.args[5] = js.number(f64::from(lane as u32))?;
         let out = js.call(self.filler, self.undefined, &self.args);
         self.args.truncate(LEAD);
         self.count = 0;
         self.wrapped = 0;
-        self.bigints.clear();
+        self.laned.clear();
         // The chunk's values are in rows now (or thrown away with an error).
         self.scope = None;
         out
@@ -298,31 +337,25 @@ impl<'l> RowBatch<'l> {
 impl Drop for RowBatch<'_> {
     fn drop(&mut self) {
         let args = std::mem::take(&mut self.args);
-        let bigints = std::mem::take(&mut self.bigints);
+        let laned = std::mem::take(&mut self.laned);
         SPARE.with(|spare| {
             let mut spare = spare.borrow_mut();
             if spare.0.capacity() < args.capacity() {
                 spare.0 = args;
             }
-            if spare.1.capacity() < bigints.capacity() {
-                spare.1 = bigints;
+            if spare.1.capacity() < laned.capacity() {
+                spare.1 = laned;
             }
         });
     }
 }
 
-/// Whether INTEGER values read as BigInt go through the BigInt lane: with safe integers,
-/// where the result slots are memory shared with JS (else each is a BigInt value).
-fn lane_for(safe_integers: bool) -> bool {
-    safe_integers && result_slots::with_shared(|slots| slots.is_some())
-}
-
-/// Puts each BigInt lane value at its place (the lane is there: the caller checked).
+/// Puts each value of the row lane at its place (the lane is there: the caller checked).
 fn write_lane(values: &[(usize, i64)]) {
     result_slots::with_shared(|slots| {
         if let Some(slots) = slots {
             for &(at, n) in values {
-                slots.put_i64(slot::ROW_BIGINTS + at, n);
+                slots.put_i64(slot::ROW_LANE + at, n);
             }
         }
     });
@@ -346,7 +379,10 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
         }
         (Some((i, column, form)), Form::Text(_)) => (column_js(js, stmt, i, column, safe_integers)?, form),
         (None, &Form::Id(id)) if layout.json.is_empty() && layout.values.len() <= MAKER_VALUES => {
-            (maker_row(js, stmt, layout, id, safe_integers)?, -1.0)
+            match lane_row(stmt, layout, id, safe_integers) {
+                Some(code) => (js.null()?, code),
+                None => (maker_row(js, stmt, layout, id, safe_integers)?, -1.0),
+            }
         }
         (None, _) => {
             let mut batch = RowBatch::new(js, layout, safe_integers, js.null()?, false)?;
@@ -358,33 +394,45 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
     Ok(value)
 }
 
-/// A lone row of form `id` made by the form's maker, its values as the arguments; with
-/// safe integers and the lane there, its BigInts go through the lane (MAKER_VALUES is
-/// within its room) to the maker's lane variant.
-fn maker_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) -> SResult<Raw> {
-    let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
-    if lane_for(safe_integers) {
-        let mut bigints = smallvec::SmallVec::<[(usize, i64); 16]>::new();
+/// A lone row of form `id` put whole in the row lane, when its values all cross there
+/// (all numbers, or with safe integers all INTEGER): JS builds it after the call from the
+/// ROW_FORM code returned, which saves calling the maker. None (the lane's contents then
+/// unread) for any other row, or where there is no lane.
+fn lane_row(stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) -> Option<f64> {
+    result_slots::with_shared(|slots| {
+        let slots = slots?;
+        let lane = if safe_integers { Lane::BigInts } else { Lane::Numbers };
         for (at, &(i, column)) in layout.values.iter().enumerate() {
-            match column_value(stmt, i, column) {
-                ValueRef::Integer(n) => {
-                    bigints.push((at, n));
-                    values.push(js.undefined()?);
-                }
-                value => values.push(value_js(js, value, true)?),
+            slots.put_i64(slot::ROW_LANE + at, lane.bits(column_value(stmt, i, column))?);
+        }
+        // Exact as a double for any form number.
+        let code = f64::from(id) * LANES as f64 + f64::from(lane as u32);
+        Some(f64::from(form::LANE_ROW) - code)
+    })
+}
+
+/// A lone row of form `id` made by the form's maker, its values as the arguments; its
+/// numbers go through the row lane when it is there (MAKER_VALUES is within its room),
+/// read by the maker of that lane.
+fn maker_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) -> SResult<Raw> {
+    let lane = Lane::for_read(safe_integers);
+    let undefined = js.undefined()?;
+    let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
+    let mut laned = smallvec::SmallVec::<[(usize, i64); 16]>::new();
+    for (at, &(i, column)) in layout.values.iter().enumerate() {
+        let value = column_value(stmt, i, column);
+        match lane.bits(value) {
+            Some(bits) => {
+                laned.push((at, bits));
+                values.push(undefined);
             }
-        }
-        if !bigints.is_empty() {
-            let maker = maker(js, id, true)?;
-            write_lane(&bigints);
-            return js.call(maker, js.undefined()?, &values);
-        }
-    } else {
-        for &(i, column) in &layout.values {
-            values.push(column_js(js, stmt, i, column, safe_integers)?);
+            None => values.push(value_js(js, value, safe_integers)?),
         }
     }
-    js.call(maker(js, id, false)?, js.undefined()?, &values)
+    let maker = maker(js, id, if laned.is_empty() { Lane::None } else { lane })?;
+    // Written once the maker is known: asking JS for it the first time runs JS code.
+    write_lane(&laned);
+    js.call(maker, undefined, &values)
 }
 
 /// No row: `undefined`, with no form to wrap it in.
