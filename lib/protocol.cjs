@@ -56,6 +56,7 @@ const WIRE = Object.freeze({
   LANE_NONE: 0,
   LANE_BIGINTS: 1,
   LANE_NUMBERS: 2,
+  LANES: 3,
   LANE_ROW: -2,
   RESULT_OTHER: 0,
   RESULT_NUMBER: 1,

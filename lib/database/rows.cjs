@@ -34,6 +34,7 @@ const {
   LANE_BIGINTS,
   LANE_NONE,
   LANE_ROW,
+  LANES,
   ROW_FORM,
   ROW_LANE,
   ROW_LANE_MAX,
@@ -41,13 +42,11 @@ const {
 
 const SLOTS_DETACHED = "This environment's result slots were detached (their ArrayBuffer was transferred): rows can no longer be read";
 
-/** The result slots; ROW_FORM holds the form of a lone value, or -1. */
+/** The result slots; ROW_FORM holds the form of a lone value, -1, or a lane row's code. */
 let slots = null;
 /** The row lane, the slots from ROW_LANE on: as 64-bit integers (BigInts) and as doubles. */
 let bigintLane = null;
 let numberLane = null;
-/** How many lanes there are (none, BigInts, numbers). */
-const LANES = 3;
 
 /**
  * How better-sqlite3 builds a FLAT row on this Node. Built for Node 22 and later (V8

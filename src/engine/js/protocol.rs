@@ -152,8 +152,10 @@ pub mod form {
         LANE_NONE: u32 = 0;
         LANE_BIGINTS: u32 = 1;
         LANE_NUMBERS: u32 = 2;
+        /// How many lanes there are.
+        LANES: u32 = 3;
         /// ROW_FORM of a lone row of form `f` whose values are all in lane `l`, in order:
-        /// LANE_ROW - (3f + l). The call returns `null` then (`undefined` is an
+        /// LANE_ROW - (LANES × f + l). The call returns `null` then (`undefined` is an
         /// iterator's end).
         LANE_ROW: i32 = -2;
     }

@@ -60,8 +60,8 @@ thread_local! {
     static FILLER: RefCell<Option<JsRef>> = const { RefCell::new(None) };
     /// The JS function that returns a form's maker (`makerOf(form, lane)`), set with the filler.
     static MAKER_OF: RefCell<Option<JsRef>> = const { RefCell::new(None) };
-    /// The makers asked for so far, at LANES times the form's number plus the lane its
-    /// `undefined` values are read from.
+    /// The makers asked for so far, at `form::LANES` times the form's number plus the
+    /// lane its `undefined` values are read from.
     static MAKERS: RefCell<Vec<Option<JsRef>>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -85,7 +85,7 @@ pub fn set_row_filler(env: Env, fill: JsVal, maker_of: JsVal) -> Result<()> {
 /// Form `id`'s maker whose `undefined` arguments are read from `lane`: asked of JS
 /// once, then kept.
 fn maker(js: Napi, id: u32, lane: Lane) -> SResult<Raw> {
-    let at = LANES * id as usize + lane as usize;
+    let at = form::LANES as usize * id as usize + lane as usize;
     let kept = MAKERS.with(|m| m.borrow().get(at).and_then(|k| k.as_ref().map(|k| k.get(js))));
     if let Some(maker) = kept {
         return maker;
@@ -162,9 +162,6 @@ enum Lane {
     /// INTEGER and REAL values read as numbers, as doubles (a Float64Array).
     Numbers = form::LANE_NUMBERS,
 }
-
-/// How many lanes a form's makers are kept for.
-const LANES: usize = 3;
 
 impl Lane {
     fn for_read(safe_integers: bool) -> Lane {
@@ -406,7 +403,7 @@ fn lane_row(stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) ->
             slots.put_i64(slot::ROW_LANE + at, lane.bits(column_value(stmt, i, column))?);
         }
         // Exact as a double for any form number.
-        let code = f64::from(id) * LANES as f64 + f64::from(lane as u32);
+        let code = f64::from(id) * f64::from(form::LANES) + f64::from(lane as u32);
         Some(f64::from(form::LANE_ROW) - code)
     })
 }
