@@ -189,7 +189,7 @@ impl Lane {
 type LaneValues = Vec<(usize, i64)>;
 
 thread_local! {
-    /// The argument and BigInt buffers of the last batch, kept for the next one: a read
+    /// The argument and lane buffers of the last batch, kept for the next one: a read
     /// then allocates nothing of its own.
     static SPARE: RefCell<(Vec<Raw>, LaneValues)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
