@@ -376,9 +376,10 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
         }
         (Some((i, column, form)), Form::Text(_)) => (column_js(js, stmt, i, column, safe_integers)?, form),
         (None, &Form::Id(id)) if layout.json.is_empty() && layout.values.len() <= MAKER_VALUES => {
-            match lane_row(stmt, layout, id, safe_integers) {
+            let lane = Lane::for_read(safe_integers);
+            match lane_row(stmt, layout, id, lane) {
                 Some(code) => (js.null()?, code),
-                None => (maker_row(js, stmt, layout, id, safe_integers)?, -1.0),
+                None => (maker_row(js, stmt, layout, id, lane, safe_integers)?, -1.0),
             }
         }
         (None, _) => {
@@ -395,10 +396,10 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
 /// (all numbers, or with safe integers all INTEGER): JS builds it after the call from the
 /// ROW_FORM code returned, which saves calling the maker. None (the lane's contents then
 /// unread) for any other row, or where there is no lane.
-fn lane_row(stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) -> Option<f64> {
+fn lane_row(stmt: &RawStmt, layout: &RowLayout, id: u32, lane: Lane) -> Option<f64> {
+    // Without shared slots (Lane::None) there is no lane to write.
     result_slots::with_shared(|slots| {
         let slots = slots?;
-        let lane = if safe_integers { Lane::BigInts } else { Lane::Numbers };
         for (at, &(i, column)) in layout.values.iter().enumerate() {
             slots.put_i64(slot::ROW_LANE + at, lane.bits(column_value(stmt, i, column))?);
         }
@@ -411,8 +412,7 @@ fn lane_row(stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) ->
 /// A lone row of form `id` made by the form's maker, its values as the arguments; its
 /// numbers go through the row lane when it is there (MAKER_VALUES is within its room),
 /// read by the maker of that lane.
-fn maker_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, id: u32, safe_integers: bool) -> SResult<Raw> {
-    let lane = Lane::for_read(safe_integers);
+fn maker_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, id: u32, lane: Lane, safe_integers: bool) -> SResult<Raw> {
     let undefined = js.undefined()?;
     let mut values = smallvec::SmallVec::<[Raw; 16]>::with_capacity(layout.values.len());
     let mut laned = smallvec::SmallVec::<[(usize, i64); 16]>::new();
