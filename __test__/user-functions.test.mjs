@@ -105,6 +105,76 @@ differential('function: argument and result conversions, safeIntegers', (db, che
   }
 });
 
+// A TEXT result long enough to be handed to SQLite as it was written (not copied) must read
+// back byte for byte wherever SQLite takes it: read out, measured, compared, hexed, stored,
+// sorted and grouped, from each kind of callback.
+differential('TEXT results of every length and kind: functions, aggregates, windows, tables', (db, check) => {
+  const texts = {
+    empty: '',
+    short: 'a'.repeat(20),
+    'first long': 'b'.repeat(21),
+    'inline edge': 'c'.repeat(63),
+    'past inline': 'd'.repeat(65),
+    'accented 40': '\u00e9'.repeat(40),
+    'cjk 30': '\u6f22'.repeat(30),
+    'emoji 30': '\u{1F600}'.repeat(30),
+    'NUL inside': `${'e'.repeat(30)}\0${'f'.repeat(30)}`,
+    'lone surrogates': `${'g'.repeat(30)}\ud800${'h'.repeat(5)}\udc00`,
+    'short lone surrogate': 'i\ud800',
+    'ASCII, large slack': 'j'.repeat(200_000),
+    'largest measured by units': 'k'.repeat(349_525),
+    'measured exactly': '\u00e9'.repeat(349_526),
+  };
+  const names = Object.keys(texts);
+  db.function('text_of', (i) => texts[names[i]]);
+  db.exec('CREATE TABLE kept (i INTEGER, v TEXT)');
+  names.forEach((name, i) => {
+    const one = (sql) => db.prepare(sql).raw().get(i);
+    check(`${name}: read`, () => db.prepare('SELECT text_of(?)').pluck().get(i) === texts[name]);
+    check(`${name}: in SQL`, () =>
+      one('SELECT length(text_of(?1)), octet_length(text_of(?1)), text_of(?1) = text_of(?1), typeof(text_of(?1))'));
+    check(`${name}: bytes`, () => {
+      const [hex] = one('SELECT hex(text_of(?))');
+      return hex.length < 400 ? hex : `${hex.length}:${hex.slice(0, 80)}:${hex.slice(-80)}`;
+    });
+    check(`${name}: stored`, () => {
+      db.prepare('INSERT INTO kept VALUES (?1, text_of(?1))').run(i);
+      return db.prepare('SELECT v FROM kept WHERE i = ?').pluck().get(i) === texts[name];
+    });
+  });
+  check('sorted and grouped', () =>
+    db.prepare('SELECT length(v), count(*) FROM (SELECT text_of(value) AS v FROM json_each(?)) GROUP BY v ORDER BY v')
+      .raw().all(JSON.stringify([...names.keys(), ...names.keys()])));
+  db.aggregate('joined', {
+    start: () => [],
+    step: (parts, i) => void parts.push(texts[names[i]]),
+    result: (parts) => parts.join('|'),
+  });
+  const count = names.length;
+  check('aggregate result', () =>
+    db.prepare('SELECT length(joined(value)), joined(value) = ? FROM json_each(?)').raw()
+      .get(names.map((n) => texts[n]).join('|'), JSON.stringify([...names.keys()])));
+  db.aggregate('latest', {
+    start: null,
+    step: (_, i) => texts[names[i]],
+    inverse: () => {},
+  });
+  check('window values', () =>
+    db.prepare('SELECT length(latest(value) OVER (ORDER BY key ROWS 1 PRECEDING)) FROM json_each(?)').pluck()
+      .all(JSON.stringify([...names.keys()])));
+  db.table('text_rows', {
+    columns: ['name', 'v'],
+    *rows() {
+      for (const name of names) yield { name, v: texts[name] };
+    },
+  });
+  check('table column', () =>
+    db.prepare('SELECT name, length(v), octet_length(v) FROM text_rows').raw().all());
+  check('table column read', () =>
+    db.prepare('SELECT v FROM text_rows').pluck().all().every((v, i) => v === texts[names[i]]));
+  check('count', () => count);
+});
+
 differential('function: a throw in the callback surfaces as itself through run/get/all/iterate', (db, check) => {
   table(db);
   const own = new RangeError('mine');

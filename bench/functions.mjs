@@ -34,6 +34,7 @@ function open(Db) {
   db.function('plus_one', { deterministic: true }, (x) => x + 1);
   db.function('text_length', { deterministic: true }, (s) => s.length);
   db.function('exclaim', { deterministic: true }, (s) => `${s}!`);
+  db.function('padded', { deterministic: true }, (s) => s.padEnd(1000, '.'));
   db.function('blob_length', { deterministic: true }, (b) => b.length);
   db.aggregate('total', { start: 0, step: (total, x) => total + x });
   db.aggregate('moving', {
@@ -70,6 +71,11 @@ const CASES = [
   {
     name: 'scalar function returning TEXT (sum of length(f(s)))',
     sql: 'SELECT sum(length(exclaim(s))) FROM t',
+    run: (s) => s.pluck().get(),
+  },
+  {
+    name: 'scalar function returning 1,000-character TEXT (sum of length(f(s)))',
+    sql: 'SELECT sum(length(padded(s))) FROM t',
     run: (s) => s.pluck().get(),
   },
   {

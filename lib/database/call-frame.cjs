@@ -94,7 +94,8 @@ function decoders() {
   };
   /**
    * The result: a number left in the frame (returned too where the frame is not shared),
-   * or itself, its type said (a string is read as one, with no question of its type).
+   * or itself, its type said (a string is read as one, with no question of its type, and
+   * its length in the frame saves the native side asking it).
    */
   const done = (r) => {
     if (typeof r === 'number') {
@@ -102,7 +103,12 @@ function decoders() {
       f[CALL_RESULT_TYPE] = RESULT_NUMBER;
       return shared ? undefined : r;
     }
-    f[CALL_RESULT_TYPE] = typeof r === 'string' ? RESULT_STRING : RESULT_OTHER;
+    if (typeof r === 'string') {
+      f[CALL_RESULT] = r.length;
+      f[CALL_RESULT_TYPE] = RESULT_STRING;
+      return r;
+    }
+    f[CALL_RESULT_TYPE] = RESULT_OTHER;
     return r;
   };
   /** Slot `k` as the native side wrote a small integer there (the frame's ids and flags). */

@@ -15,7 +15,7 @@ use crate::engine::js::protocol::{group, slot};
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::sql_value::{bound_from_js, value_js, value_js_wrapped};
 use crate::engine::js::throw::Throw;
-use crate::engine::js::value::JsVal;
+use crate::engine::js::value::{JsVal, KeptText};
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{Napi, Raw, ResultSlots};
 use crate::ffi::sqlite::create_function::{ResultSink, SqlValue};
@@ -80,6 +80,9 @@ pub fn set_result(js: Napi, value: Raw, out: &mut ResultSink, prefix: impl FnOnc
         return Ok(());
     }
     let value = JsVal::wrap(js, value)?;
+    if value.is_string() {
+        return set_text(&value, None, out);
+    }
     match bound_from_js(&value) {
         Ok(bound) => {
             out.set(ValueRef::from(&bound));
@@ -224,6 +227,8 @@ pub struct Framed {
     pub number: Option<f64>,
     /// Whether the trampoline said `value` is a string.
     pub string: bool,
+    /// The string's length in UTF-16 units, as the trampoline left it in the frame.
+    pub string_units: Option<usize>,
 }
 
 impl Framed {
@@ -233,12 +238,13 @@ impl Framed {
         let kind = frame.map_or(f64::from(group::RESULT_OTHER), |frame| {
             frame.get(slot::CALL_RESULT_TYPE)
         });
+        let string = kind == f64::from(group::RESULT_STRING);
+        let result = frame.map(|frame| frame.get(slot::CALL_RESULT));
         Framed {
             value,
-            number: frame
-                .filter(|_| kind == f64::from(group::RESULT_NUMBER))
-                .map(|frame| frame.get(slot::CALL_RESULT)),
-            string: kind == f64::from(group::RESULT_STRING),
+            number: result.filter(|_| kind == f64::from(group::RESULT_NUMBER)),
+            string,
+            string_units: result.filter(|_| string).map(|units| units as usize),
         }
     }
 }
@@ -324,10 +330,19 @@ pub fn frame_result(js: Napi, framed: Framed, out: &mut ResultSink, prefix: impl
     if framed.string {
         // Read as a string only if it is one (Node-API refuses anything else, with no
         // exception thrown): any other value takes the general road.
-        if let Ok(text) = JsVal::string(js, framed.value).sqlite_text() {
-            out.set(ValueRef::Text(&text));
+        if let Ok(()) = set_text(&JsVal::string(js, framed.value), framed.string_units, out) {
             return Ok(());
         }
     }
     set_result(js, framed.value, out, prefix)
+}
+
+/// A string result (`units` long, when known): a long one SQLite keeps as it was written,
+/// a short one it copies.
+fn set_text(text: &JsVal, units: Option<usize>, out: &mut ResultSink) -> SResult<()> {
+    match text.sqlite_text_to_keep(units)? {
+        KeptText::Owned(bytes) => out.set_text_owned(bytes),
+        KeptText::Copied(bytes) => out.set(ValueRef::Text(&bytes)),
+    }
+    Ok(())
 }

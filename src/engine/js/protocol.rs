@@ -59,8 +59,9 @@ pub mod slot {
         /// frame is only a fallback's scratch space).
         CALL_SHARED: usize = 5;
         /// What the callback's result is ([`super::group`] RESULT_*): the number in
-        /// CALL_RESULT, a string, or another JS value (each of the latter two is the value
-        /// the callback returned). Written by JS before it returns.
+        /// CALL_RESULT, a string (its length in UTF-16 units in CALL_RESULT), or another
+        /// JS value (each of the latter two is the value the callback returned). Written
+        /// by JS before it returns.
         CALL_RESULT_TYPE: usize = 6;
         CALL_RESULT: usize = 7;
         /// An aggregate's group (its running value's index in the JS layer's array).

@@ -12,6 +12,19 @@ use napi::sys;
 use crate::error::{SResult, StoreError};
 pub use crate::ffi::napi::JsVal;
 use crate::ffi::napi::{JsRef, Napi, Raw, Utf8, ViewInfo};
+use crate::ffi::sqlite::sqlite_bytes::SqliteBytes;
+
+/// Strings of fewer UTF-16 units are short: a [`Utf8`]'s inline bytes hold nearly all of
+/// them whole (three bytes a unit at most).
+const SURELY_INLINE: usize = 21;
+
+/// A string's bytes for SQLite to keep: see [`JsVal::sqlite_text_to_keep`].
+pub enum KeptText {
+    /// In SQLite's memory, to be handed over.
+    Owned(SqliteBytes),
+    /// Short, or re-encoded: for SQLite to copy.
+    Copied(Utf8),
+}
 
 impl JsVal {
     /// The string's UTF-16 units.
@@ -22,23 +35,51 @@ impl JsVal {
     /// The string's bytes as better-sqlite3 on the running Node hands them to SQLite
     /// (bound values, SQL text): see [`lone_surrogates_replaced`].
     pub fn sqlite_text(&self) -> SResult<Utf8> {
-        if lone_surrogates_replaced(self.napi) {
-            // napi's UTF-8 read replaces each lone surrogate by U+FFFD, as V8 13 does.
-            return self.napi.utf8(self.raw);
-        }
-        self.wtf8()
+        self.with_lone_surrogates(self.napi.utf8(self.raw)?)
     }
 
-    /// The string as WTF-8: UTF-8, except that a lone surrogate is written as its own
-    /// three-byte sequence (what better-sqlite3 stores for such strings up to Node 23).
-    fn wtf8(&self) -> SResult<Utf8> {
-        // Fast path: napi's UTF-8 read is exact unless it had to replace a lone
-        // surrogate with U+FFFD; only then re-read as UTF-16 and encode each unit.
-        let utf8 = self.napi.utf8(self.raw)?;
-        if memchr::memmem::find(&utf8, "\u{FFFD}".as_bytes()).is_none() {
+    /// The string's UTF-8 as Node-API wrote it, `utf8`, with its lone surrogates as the
+    /// running Node's better-sqlite3 writes them. Node-API replaces each by U+FFFD, as V8
+    /// 13 does; for the Nodes before it, a string where a U+FFFD came out is read again as
+    /// UTF-16 and written as WTF-8.
+    fn with_lone_surrogates(&self, utf8: Utf8) -> SResult<Utf8> {
+        if lone_surrogates_replaced(self.napi) || !has_replacement_character(&utf8) {
             return Ok(utf8);
         }
         Ok(Utf8::from_vec(wtf8_from_utf16(&self.utf16()?)))
+    }
+
+    /// [`JsVal::sqlite_text`] for SQLite to keep (a callback's TEXT result), `units`
+    /// UTF-16 units long when the caller knows (else asked here). A string that fits the
+    /// inline buffer whatever its characters is read there, and SQLite copies it into
+    /// memory its result already has; a longer one is written once, into memory from
+    /// SQLite's allocator, which SQLite then owns as it is. (The length first: a first
+    /// write to the inline buffer, as [`JsVal::sqlite_text`] makes, costs a long string
+    /// more than it saves a short one.)
+    pub fn sqlite_text_to_keep(&self, units: Option<usize>) -> SResult<KeptText> {
+        let units = match units {
+            Some(units) => units,
+            None => self.napi.utf16_len(self.raw)?,
+        };
+        if units < SURELY_INLINE {
+            return Ok(KeptText::Copied(self.sqlite_text()?));
+        }
+        // A byte more than the string can take: a write that fills the room was cut,
+        // which a wrong length would do (the string is then read as usual).
+        let room = self.napi.utf8_room(self.raw, units)? + 2;
+        // Without room from SQLite, SQLite's own copy reports the lack of memory.
+        let Some(mut bytes) = SqliteBytes::with_capacity(room) else {
+            return Ok(KeptText::Copied(self.sqlite_text()?));
+        };
+        bytes.fill(|room| self.napi.utf8_into(self.raw, room))?;
+        if bytes.as_bytes().len() + 1 >= room {
+            return Ok(KeptText::Copied(self.sqlite_text()?));
+        }
+        if !lone_surrogates_replaced(self.napi) && has_replacement_character(bytes.as_bytes()) {
+            return Ok(KeptText::Copied(Utf8::from_vec(wtf8_from_utf16(&self.utf16()?))));
+        }
+        bytes.shrink();
+        Ok(KeptText::Owned(bytes))
     }
 
     pub fn is_array(&self) -> SResult<bool> {
@@ -138,8 +179,14 @@ fn typed_array_element_size(ty: sys::napi_typedarray_type) -> Option<usize> {
     }
 }
 
-/// Encodes UTF-16 units as WTF-8 (surrogate pairs become 4-byte UTF-8; lone surrogates
-/// their own 3-byte form).
+/// Whether `utf8` holds U+FFFD (`EF BF BD`). Found by its first byte, which memchr scans
+/// for many bytes at a time: a substring search pays a set-up per string, which short
+/// strings, the most common, cannot recoup.
+fn has_replacement_character(utf8: &[u8]) -> bool {
+    const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+    memchr::memchr_iter(REPLACEMENT[0], utf8).any(|at| utf8[at..].starts_with(REPLACEMENT))
+}
+
 /// Whether the running Node's better-sqlite3 turns a lone UTF-16 surrogate into U+FFFD
 /// (`EF BF BD`) when it converts a string for SQLite. It converts with V8's
 /// `String::Utf8Value`: up to V8 12 (Node 23) that wrote a lone surrogate as its own three
@@ -158,6 +205,8 @@ pub fn sqlite_text_from_utf16(napi: Napi, units: &[u16]) -> Vec<u8> {
     }
 }
 
+/// Encodes UTF-16 units as WTF-8 (surrogate pairs become 4-byte UTF-8; lone surrogates
+/// their own 3-byte form).
 pub fn wtf8_from_utf16(units: &[u16]) -> Vec<u8> {
     let mut out = Vec::with_capacity(units.len() + units.len() / 2);
     let mut i = 0;
@@ -198,7 +247,21 @@ pub fn wtf8_from_utf16(units: &[u16]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::wtf8_from_utf16;
+    use super::{has_replacement_character, wtf8_from_utf16};
+
+    #[test]
+    fn replacement_character_found_anywhere_and_only_whole() {
+        assert!(!has_replacement_character(b""));
+        assert!(!has_replacement_character("plain text \u{00E9}\u{6F22}".as_bytes()));
+        assert!(has_replacement_character("\u{FFFD}".as_bytes()));
+        assert!(has_replacement_character(
+            format!("{}\u{FFFD}", "a".repeat(100)).as_bytes()
+        ));
+        // Its first byte alone, or with a different continuation, is not it.
+        assert!(!has_replacement_character(&[0x61, 0xEF, 0xBF]));
+        assert!(!has_replacement_character("\u{FFFC}\u{FEFF}".as_bytes()));
+        assert!(has_replacement_character("\u{FFFC}\u{FFFD}".as_bytes()));
+    }
 
     #[test]
     fn wtf8_matches_utf8_for_valid_text() {

@@ -1,6 +1,8 @@
 //! Reading JS values: their types, numbers, BigInts, strings (as UTF-16 or UTF-8) and
 //! the bytes of typed arrays and DataViews, each a checked Node-API call on [`Napi`].
 
+use std::mem::MaybeUninit;
+
 use napi::sys;
 
 use super::{check, Napi, Raw, Utf8, ViewInfo};
@@ -51,56 +53,75 @@ impl Napi {
         Ok(buf)
     }
 
-    /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them). Short
-    /// strings take one call and no allocation: a first read into the inline buffer.
-    pub fn utf8(self, v: Raw) -> SResult<Utf8> {
-        let mut buf = Utf8::new();
-        let written = self.utf8_into(v, &mut buf)?;
-        // Fewer bytes than the room left for them: nothing was cut.
-        if written + 4 < buf.capacity() {
-            return Ok(buf);
-        }
-        // Room for the most bytes the string can take (three per UTF-16 unit, a length V8
-        // knows without reading the string) saves asking for its UTF-8 length, which reads
-        // it whole; past UTF8_ROOM_MAX the exact length is asked instead.
-        let units = out!(0usize, |n| sys::napi_get_value_string_utf16(
+    /// A string's length in UTF-16 units (which V8 knows without reading the string).
+    pub fn utf16_len(self, v: Raw) -> SResult<usize> {
+        out!(0usize, |n| sys::napi_get_value_string_utf16(
             self.0,
             v,
             std::ptr::null_mut(),
             0,
             &mut n
-        ))?;
-        let room = match units.checked_mul(3) {
-            Some(room) if room <= UTF8_ROOM_MAX => room,
+        ))
+    }
+
+    /// A string as UTF-8 (lone surrogates replaced by U+FFFD, as V8 writes them): a
+    /// short one in one call ([`Napi::utf8_short`]), a longer one written again, whole,
+    /// into [`Napi::utf8_room`].
+    pub fn utf8(self, v: Raw) -> SResult<Utf8> {
+        if let Some(short) = self.utf8_short(v)? {
+            return Ok(short);
+        }
+        let mut buf = Utf8::new();
+        buf.reserve_exact(self.utf8_room(v, self.utf16_len(v)?)? + 1);
+        let written = self.utf8_into(v, spare(&mut buf))?;
+        // SAFETY: Node-API wrote `written` bytes at the start of the spare room.
+        unsafe { buf.set_len(written) };
+        Ok(buf)
+    }
+
+    /// A string as UTF-8 if it fits the inline buffer, which one write tells (asking its
+    /// length first would be a call more for every short string, the most common).
+    fn utf8_short(self, v: Raw) -> SResult<Option<Utf8>> {
+        let mut buf = Utf8::new();
+        let written = self.utf8_into(v, spare(&mut buf))?;
+        // Fewer bytes than the room left for them: nothing was cut.
+        if written + 4 >= buf.capacity() {
+            return Ok(None);
+        }
+        // SAFETY: Node-API wrote `written` bytes at the start of the spare room.
+        unsafe { buf.set_len(written) };
+        Ok(Some(buf))
+    }
+
+    /// Bytes enough for the UTF-8 of a string of `units` UTF-16 units (its NUL aside):
+    /// three per unit, which also lets V8 copy an ASCII string whole instead of checking
+    /// the room after each character; past UTF8_ROOM_MAX its exact length, asked of V8
+    /// (a read of the whole string).
+    pub fn utf8_room(self, v: Raw, units: usize) -> SResult<usize> {
+        match units.checked_mul(3) {
+            Some(room) if room <= UTF8_ROOM_MAX => Ok(room),
             _ => out!(0usize, |n| sys::napi_get_value_string_utf8(
                 self.0,
                 v,
                 std::ptr::null_mut(),
                 0,
                 &mut n
-            ))?,
-        };
-        buf.clear();
-        buf.reserve_exact(room + 1);
-        self.utf8_into(v, &mut buf)?;
-        Ok(buf)
+            )),
+        }
     }
 
-    /// Writes the string into `buf`'s spare capacity (NUL-terminated by Node-API, which
-    /// is not kept) and sets its length; returns the bytes written.
-    fn utf8_into(self, v: Raw, buf: &mut Utf8) -> SResult<usize> {
-        let room = buf.capacity();
+    /// Writes the string's UTF-8 into `room` (NUL-terminated by Node-API, the NUL not
+    /// counted), cut where the room ends; returns the bytes written, at most
+    /// `room.len() - 1`.
+    pub fn utf8_into(self, v: Raw, room: &mut [MaybeUninit<u8>]) -> SResult<usize> {
         let written = out!(0usize, |n| sys::napi_get_value_string_utf8(
             self.0,
             v,
-            buf.as_mut_ptr().cast(),
-            room,
+            room.as_mut_ptr().cast(),
+            room.len(),
             &mut n
         ))?;
-        // SAFETY: Node-API wrote `written` bytes (less than `room`, the NUL after them)
-        // into the buffer's capacity.
-        unsafe { buf.set_len(written.min(room.saturating_sub(1))) };
-        Ok(written)
+        Ok(written.min(room.len().saturating_sub(1)))
     }
 
     pub fn is_array(self, v: Raw) -> SResult<bool> {
@@ -198,4 +219,12 @@ impl Napi {
     pub fn strict_equals(self, a: Raw, b: Raw) -> SResult<bool> {
         out!(false, |b2| sys::napi_strict_equals(self.0, a, b, &mut b2))
     }
+}
+
+/// The room past `buf`'s length, for Node-API to write into.
+fn spare(buf: &mut Utf8) -> &mut [MaybeUninit<u8>] {
+    let (len, capacity) = (buf.len(), buf.capacity());
+    // SAFETY: the `capacity - len` bytes past the length are the buffer's own, borrowed
+    // with it; as MaybeUninit they may be written before they are initialised.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().add(len).cast(), capacity - len) }
 }

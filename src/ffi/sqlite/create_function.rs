@@ -10,6 +10,7 @@ use rusqlite::ffi;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
+use super::sqlite_bytes::SqliteBytes;
 use super::statement::value_ref;
 use super::{db, ok_or_last_error};
 use crate::error::StoreError;
@@ -50,6 +51,24 @@ impl ResultSink {
                 ),
             }
         }
+    }
+
+    /// Sets a TEXT result SQLite keeps as it is, freeing it with `sqlite3_free` when done
+    /// (no copy). SQLite notes for itself that the byte after the text is free to hold
+    /// the NUL its C-string readers want.
+    pub fn set_text_owned(&mut self, text: SqliteBytes) {
+        let (ptr, len) = text.into_raw();
+        // SAFETY: `ptr` is SQLite's own allocation, holding `len` bytes of UTF-8 and
+        // owned by nobody else; SQLite frees it (at once when it refuses the length).
+        unsafe {
+            ffi::sqlite3_result_text64(
+                self.ctx,
+                ptr.cast(),
+                len as u64,
+                Some(ffi::sqlite3_free),
+                ffi::SQLITE_UTF8 as u8,
+            )
+        };
     }
 
     /// Fails the statement. With an empty message: a JS exception is pending and is the

@@ -4,8 +4,9 @@
 //! function here is safe and checks SQLite's status: the connection-level calls in this
 //! file, a prepared statement in `statement`, online backups in `online_backup`, user
 //! functions and aggregates in `create_function`, virtual tables in `create_module`,
-//! values a connection keeps for this package in `client_data`, and the WAL hook in
-//! `wal_hook`. Nothing here decides a policy: stepping a statement is `sqlite3_step`.
+//! values a connection keeps for this package in `client_data`, memory from SQLite's
+//! allocator in `sqlite_bytes`, and the WAL hook in `wal_hook`. Nothing here decides a
+//! policy: stepping a statement is `sqlite3_step`.
 
 use std::borrow::Cow;
 use std::ffi::{c_char, c_int, CStr};
@@ -20,6 +21,7 @@ pub mod client_data;
 pub mod create_function;
 pub mod create_module;
 pub mod online_backup;
+pub mod sqlite_bytes;
 pub mod statement;
 pub mod wal_hook;
 
