@@ -15,7 +15,7 @@ use crate::engine::js::protocol::{group, slot};
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::sql_value::{bound_from_js, value_js, value_js_wrapped};
 use crate::engine::js::throw::Throw;
-use crate::engine::js::value::{JsVal, KeptText};
+use crate::engine::js::value::JsVal;
 use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{Napi, Raw, ResultSlots};
 use crate::ffi::sqlite::create_function::{ResultSink, SqlValue};
@@ -339,10 +339,11 @@ pub fn frame_result(js: Napi, framed: Framed, out: &mut ResultSink, prefix: impl
 
 /// A string result (`units` long, when known): a long one SQLite keeps as it was written,
 /// a short one it copies.
+#[inline]
 fn set_text(text: &JsVal, units: Option<usize>, out: &mut ResultSink) -> SResult<()> {
     match text.sqlite_text_to_keep(units)? {
-        KeptText::Owned(bytes) => out.set_text_owned(bytes),
-        KeptText::Copied(bytes) => out.set(ValueRef::Text(&bytes)),
+        Some(bytes) => out.set_text_owned(bytes),
+        None => out.set(ValueRef::Text(&text.sqlite_text()?)),
     }
     Ok(())
 }

@@ -18,14 +18,6 @@ use crate::ffi::sqlite::sqlite_bytes::SqliteBytes;
 /// them whole (three bytes a unit at most).
 const SURELY_INLINE: usize = 21;
 
-/// A string's bytes for SQLite to keep: see [`JsVal::sqlite_text_to_keep`].
-pub enum KeptText {
-    /// In SQLite's memory, to be handed over.
-    Owned(SqliteBytes),
-    /// Short, or re-encoded: for SQLite to copy.
-    Copied(Utf8),
-}
-
 impl JsVal {
     /// The string's UTF-16 units.
     pub fn utf16(&self) -> SResult<Vec<u16>> {
@@ -50,36 +42,37 @@ impl JsVal {
     }
 
     /// [`JsVal::sqlite_text`] for SQLite to keep (a callback's TEXT result), `units`
-    /// UTF-16 units long when the caller knows (else asked here). A string that fits the
-    /// inline buffer whatever its characters is read there, and SQLite copies it into
-    /// memory its result already has; a longer one is written once, into memory from
-    /// SQLite's allocator, which SQLite then owns as it is. (The length first: a first
+    /// UTF-16 units long when the caller knows (else asked here): written once, into
+    /// memory from SQLite's allocator, which SQLite then owns as it is. None where the
+    /// string is to be read as usual and copied by SQLite: a short one, which the inline
+    /// buffer takes and SQLite copies into memory its result already has; one whose lone
+    /// surrogates the running Node's better-sqlite3 writes as WTF-8; or when SQLite has
+    /// no memory to give (its own copy then reports it). The length comes first: a first
     /// write to the inline buffer, as [`JsVal::sqlite_text`] makes, costs a long string
-    /// more than it saves a short one.)
-    pub fn sqlite_text_to_keep(&self, units: Option<usize>) -> SResult<KeptText> {
+    /// more than it saves a short one.
+    #[inline]
+    pub fn sqlite_text_to_keep(&self, units: Option<usize>) -> SResult<Option<SqliteBytes>> {
         let units = match units {
             Some(units) => units,
             None => self.napi.utf16_len(self.raw)?,
         };
         if units < SURELY_INLINE {
-            return Ok(KeptText::Copied(self.sqlite_text()?));
+            return Ok(None);
         }
         // A byte more than the string can take: a write that fills the room was cut,
-        // which a wrong length would do (the string is then read as usual).
+        // which a wrong length would do.
         let room = self.napi.utf8_room(self.raw, units)? + 2;
-        // Without room from SQLite, SQLite's own copy reports the lack of memory.
         let Some(mut bytes) = SqliteBytes::with_capacity(room) else {
-            return Ok(KeptText::Copied(self.sqlite_text()?));
+            return Ok(None);
         };
         bytes.fill(|room| self.napi.utf8_into(self.raw, room))?;
-        if bytes.as_bytes().len() + 1 >= room {
-            return Ok(KeptText::Copied(self.sqlite_text()?));
-        }
-        if !lone_surrogates_replaced(self.napi) && has_replacement_character(bytes.as_bytes()) {
-            return Ok(KeptText::Copied(Utf8::from_vec(wtf8_from_utf16(&self.utf16()?))));
+        if bytes.as_bytes().len() + 1 >= room
+            || (!lone_surrogates_replaced(self.napi) && has_replacement_character(bytes.as_bytes()))
+        {
+            return Ok(None);
         }
         bytes.shrink();
-        Ok(KeptText::Owned(bytes))
+        Ok(Some(bytes))
     }
 
     pub fn is_array(&self) -> SResult<bool> {

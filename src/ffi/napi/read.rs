@@ -2,6 +2,7 @@
 //! the bytes of typed arrays and DataViews, each a checked Node-API call on [`Napi`].
 
 use std::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use napi::sys;
 
@@ -93,13 +94,14 @@ impl Napi {
         Ok(Some(buf))
     }
 
-    /// Bytes enough for the UTF-8 of a string of `units` UTF-16 units (its NUL aside):
-    /// three per unit, which also lets V8 copy an ASCII string whole instead of checking
-    /// the room after each character; past UTF8_ROOM_MAX its exact length, asked of V8
-    /// (a read of the whole string).
+    /// Bytes enough for the UTF-8 of a string of `units` UTF-16 units (its NUL aside).
+    /// Where asking V8 its exact length is cheap (see [`Napi::utf8_length_is_cheap`]),
+    /// that; elsewhere three per unit, which saves V8 a read of the whole string and lets
+    /// it copy an ASCII string whole instead of checking the room after each character,
+    /// up to UTF8_ROOM_MAX, past which the exact length is asked too.
     pub fn utf8_room(self, v: Raw, units: usize) -> SResult<usize> {
         match units.checked_mul(3) {
-            Some(room) if room <= UTF8_ROOM_MAX => Ok(room),
+            Some(room) if room <= UTF8_ROOM_MAX && !self.utf8_length_is_cheap() => Ok(room),
             _ => out!(0usize, |n| sys::napi_get_value_string_utf8(
                 self.0,
                 v,
@@ -108,6 +110,16 @@ impl Napi {
                 &mut n
             )),
         }
+    }
+
+    /// Whether V8 counts a string's UTF-8 bytes for less than an allocation three times
+    /// the size costs: from Node 26 it counts with SIMD (simdutf), and writes into exact
+    /// room as fast as into more; Node 24's count cost a 1,000-character string more than
+    /// the larger room did (callgrind, `bench/functions-loop.mjs long-text-result`).
+    /// Asked once per process.
+    fn utf8_length_is_cheap(self) -> bool {
+        static CHEAP: OnceLock<bool> = OnceLock::new();
+        *CHEAP.get_or_init(|| self.node_major().is_ok_and(|major| major >= 26))
     }
 
     /// Writes the string's UTF-8 into `room` (NUL-terminated by Node-API, the NUL not
