@@ -2,12 +2,12 @@
 // instructions per call with callgrind (a run of many calls minus a run of few), where the
 // table's timings are too noisy. The same statement runs on this package or on
 // better-sqlite3 built for the running Node: a one-column row (`one`, the default), the
-// six-column agents row of bench/cases.mjs `db.get6` (`six`) or its three safe integers of
-// `db.get bigint` (`bigint`); or an `all()` of 20 agents rows of three INTEGER columns
+// six-column agents row of bench/cases.mjs `db.get6` (`six`), its three safe integers of
+// `db.get bigint` (`bigint`), or the one-column row's value alone (`pluck`); or an `all()` of 20 agents rows of three INTEGER columns
 // (`all-int`), of a REAL and an INTEGER column (`all-real`), or of three safe integers as
 // `db.all bigint` (`all-bigint`).
 //
-//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|all-int|all-real|all-bigint]
+//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|pluck|all-int|all-real|all-bigint]
 //   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 42000 six
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import { loadReference } from '../tools/reference.mjs';
 
 const [side = 'addon', callsArg = '10000', row = 'one'] = process.argv.slice(2);
 const calls = Number(callsArg);
-const ROW_NAMES = ['one', 'six', 'bigint', 'all-int', 'all-real', 'all-bigint'];
+const ROW_NAMES = ['one', 'six', 'bigint', 'pluck', 'all-int', 'all-real', 'all-bigint'];
 if (!['addon', 'better-sqlite3'].includes(side) || !Number.isInteger(calls) || calls < 0 || !ROW_NAMES.includes(row)) {
   console.error(`usage: node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [${ROW_NAMES.join('|')}]`);
   process.exit(2);
@@ -35,26 +35,29 @@ db.exec(`CREATE TABLE agents (agent_id TEXT PRIMARY KEY, cli TEXT, pid INTEGER, 
 const agent = db.prepare("INSERT INTO agents VALUES (?, 'claude', ?, 'online', ?, ?, '{}')");
 const now = Date.now();
 for (let i = 0; i < 100; i++) agent.run(`agent-${String(i).padStart(3, '0')}`, 1000 + i, now, now + 30000);
-const keys = Array.from({ length: 100 }, (_, i) => (row === 'one' ? `bench.key.${i}` : `agent-${String(i).padStart(3, '0')}`));
+const keys = Array.from({ length: 100 }, (_, i) => (row === 'one' || row === 'pluck' ? `bench.key.${i}` : `agent-${String(i).padStart(3, '0')}`));
 const key = (i) => keys[i % 100];
 const ROWS = {
   one: ['SELECT value FROM _meta WHERE key = ?', 'value'],
   six: ['SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'status'],
   bigint: ['SELECT pid, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'pid'],
+  pluck: ['SELECT value FROM _meta WHERE key = ?', null],
   'all-int': ['SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20', 'pid'],
   'all-real': ['SELECT pid / 3.0 AS share, pid FROM agents ORDER BY rowid LIMIT 20', 'pid'],
   'all-bigint': ['SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20', 'pid'],
 };
 const stmt = db.prepare(ROWS[row][0]);
 if (row.endsWith('bigint')) stmt.safeIntegers();
+if (row === 'pluck') stmt.pluck();
 const field = ROWS[row][1];
-const read = row.startsWith('all-') ? (i) => stmt.all()[i % 20] : (i) => stmt.get(key(i));
+const get = field === null ? (i) => stmt.get(key(i)) : (i) => stmt.get(key(i))[field];
+const read = row.startsWith('all-') ? (i) => stmt.all()[i % 20][field] : get;
 const size = (v) => (typeof v === 'bigint' ? Number(v & 0xffn) : typeof v === 'number' ? v & 0xff : v.length);
 
 let length = 0;
-for (let i = 0; i < 20000; i++) length += size(read(i)[field]);
+for (let i = 0; i < 20000; i++) length += size(read(i));
 const started = process.hrtime.bigint();
-for (let i = 0; i < calls; i++) length += size(read(i)[field]);
+for (let i = 0; i < calls; i++) length += size(read(i));
 const ns = Number(process.hrtime.bigint() - started) / Math.max(calls, 1);
 db.close();
 rmSync(dir, { recursive: true, force: true });
