@@ -225,9 +225,8 @@ fn call_with_frame(
 pub struct Framed {
     pub value: Raw,
     pub number: Option<f64>,
-    /// Whether the trampoline said `value` is a string.
-    pub string: bool,
-    /// The string's length in UTF-16 units, as the trampoline left it in the frame.
+    /// When the trampoline said `value` is a string: its length in UTF-16 units, which
+    /// the trampoline left in the frame.
     pub string_units: Option<usize>,
 }
 
@@ -238,13 +237,13 @@ impl Framed {
         let kind = frame.map_or(f64::from(group::RESULT_OTHER), |frame| {
             frame.get(slot::CALL_RESULT_TYPE)
         });
-        let string = kind == f64::from(group::RESULT_STRING);
         let result = frame.map(|frame| frame.get(slot::CALL_RESULT));
         Framed {
             value,
             number: result.filter(|_| kind == f64::from(group::RESULT_NUMBER)),
-            string,
-            string_units: result.filter(|_| string).map(|units| units as usize),
+            string_units: result
+                .filter(|_| kind == f64::from(group::RESULT_STRING))
+                .map(|units| units as usize),
         }
     }
 }
@@ -327,10 +326,10 @@ pub fn frame_result(js: Napi, framed: Framed, out: &mut ResultSink, prefix: impl
         out.set(ValueRef::Real(n));
         return Ok(());
     }
-    if framed.string {
+    if let Some(units) = framed.string_units {
         // Read as a string only if it is one (Node-API refuses anything else, with no
         // exception thrown): any other value takes the general road.
-        if let Ok(()) = set_text(&JsVal::string(js, framed.value), framed.string_units, out) {
+        if let Ok(()) = set_text(&JsVal::string(js, framed.value), Some(units), out) {
             return Ok(());
         }
     }

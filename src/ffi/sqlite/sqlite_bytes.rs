@@ -50,7 +50,7 @@ impl SqliteBytes {
     /// string's room is set for its worst case, three bytes a unit).
     pub fn shrink(&mut self) {
         let keep = self.len + 1;
-        if self.capacity - keep.min(self.capacity) < SLACK_RETURNED {
+        if self.capacity.saturating_sub(keep) < SLACK_RETURNED {
             return;
         }
         // SAFETY: `ptr` came from SQLite's allocator; `keep` is smaller than what it
