@@ -21,8 +21,6 @@ use crate::ffi::napi::{Napi, Raw, ResultSlots};
 use crate::ffi::sqlite::create_function::{ResultSink, SqlValue};
 
 thread_local! {
-    /// How many callbacks are registered on this thread's connections.
-    static REGISTERED: Cell<u32> = const { Cell::new(0) };
     /// A callback failed since this was last found clear: its error may still be pending.
     static FAILED: Cell<bool> = const { Cell::new(false) };
 }
@@ -53,10 +51,7 @@ impl Drop for Registered {
 }
 
 fn count_registered(js: Napi, delta: i32) {
-    let count = REGISTERED.with(|count| {
-        count.set(count.get().saturating_add_signed(delta));
-        count.get()
-    });
+    let count = frames::count_registered(delta);
     // Unwritable (the environment is gone): nothing is left to check then.
     let _ = slots::set(js, slot::CALLBACKS, f64::from(count));
 }

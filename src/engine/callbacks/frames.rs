@@ -51,6 +51,9 @@ struct State {
     deliverer: Option<fn() -> bool>,
     /// The next epoch (`StepResource::epoch`, a step's bare epoch): unique on this thread.
     next_epoch: u64,
+    /// How many user callbacks are registered on this thread's connections: while none
+    /// is, a step can run none, and enters no frame.
+    registered: u32,
 }
 
 thread_local! {
@@ -62,6 +65,7 @@ thread_local! {
             delivery_failed: false,
             deliverer: None,
             next_epoch: 1,
+            registered: 0,
         })
     };
 }
@@ -70,17 +74,35 @@ fn depth(state: &State) -> u32 {
     u32::try_from(state.running.len()).unwrap_or(u32::MAX)
 }
 
-/// One step in progress: its resource is dropped with it, on every exit path.
-pub struct StepFrame(());
+/// Counts user callbacks registered (`delta` 1) or released by SQLite (-1) on this
+/// thread; the count after.
+pub fn count_registered(delta: i32) -> u32 {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        state.registered = state.registered.saturating_add_signed(delta);
+        state.registered
+    })
+}
+
+/// One step in progress: its resource is dropped with it, on every exit path. A step
+/// on a thread with no callback registered enters nothing (it runs no callback) and
+/// costs one look at the thread's state.
+pub struct StepFrame {
+    entered: bool,
+}
 
 impl StepFrame {
-    /// Enters a step; `read_only` when its statement writes nothing, so that a call
-    /// queued in it and delivered later cannot be observed through a write made meanwhile.
-    pub fn enter(read_only: bool) -> StepFrame {
-        STATE.with(|state| {
+    /// Enters a step; `read_only` tells whether its statement writes nothing, so that a
+    /// call queued in it and delivered later cannot be observed through a write made
+    /// meanwhile (asked only when a frame is entered).
+    pub fn enter(read_only: impl FnOnce() -> bool) -> StepFrame {
+        let entered = STATE.with(|state| {
             let mut state = state.borrow_mut();
+            if state.registered == 0 {
+                return false;
+            }
             let depth = depth(&state);
-            let queueable = read_only && depth == 0;
+            let queueable = depth == 0 && read_only();
             if queueable {
                 state.delivery_failed = false;
             }
@@ -91,14 +113,18 @@ impl StepFrame {
                 bare: 0,
                 bare_epoch: 0,
             });
+            true
         });
-        StepFrame(())
+        StepFrame { entered }
     }
 
     /// Delivers the calls still queued before the step returns: false when a queued call
     /// (here or in a callback SQLite ran meanwhile) failed, which is then the step's
     /// failure, its error pending.
     pub fn finish(&self) -> bool {
+        if !self.entered {
+            return true;
+        }
         let (queueable, deliverer) = STATE.with(|state| {
             let state = state.borrow();
             let queueable = state.frames.last().is_some_and(|frame| frame.queueable);
@@ -115,6 +141,9 @@ impl StepFrame {
 
 impl Drop for StepFrame {
     fn drop(&mut self) {
+        if !self.entered {
+            return;
+        }
         let frame = STATE.with(|state| state.borrow_mut().frames.pop());
         // Dropped outside the borrow: a resource's drop may be anything.
         drop(frame);
@@ -245,8 +274,9 @@ mod tests {
 
     #[test]
     fn a_resource_lives_as_long_as_its_step() {
+        count_registered(1);
         assert_eq!(probe(1).0, None);
-        let outer = StepFrame::enter(false);
+        let outer = StepFrame::enter(|| false);
         let lent = StepResource {
             owner: 1,
             used: 0,
@@ -263,7 +293,7 @@ mod tests {
             // Inside a callback with no step of its own: the outer step is not lent.
             let (nested, _inner) = probe(7);
             assert_eq!(nested, None);
-            let _inner_step = StepFrame::enter(false);
+            let _inner_step = StepFrame::enter(|| false);
             assert_eq!(probe(7).0, Some(false));
         }
         drop(callback);
@@ -280,9 +310,10 @@ mod tests {
 
     #[test]
     fn a_steps_first_callbacks_go_bare_and_share_an_epoch() {
+        count_registered(1);
         // No step in progress: nothing to go bare in.
         assert!(enter_bare(1, 2).is_none());
-        let step = StepFrame::enter(false);
+        let step = StepFrame::enter(|| false);
         let (first, one) = enter_bare(1, 2).unwrap();
         drop(one);
         let (second, two) = enter_bare(1, 2).unwrap();
@@ -295,7 +326,7 @@ mod tests {
         // Past `most`, the step's next callback is entered otherwise.
         assert!(enter_bare(1, 2).is_none());
         drop(step);
-        let step = StepFrame::enter(false);
+        let step = StepFrame::enter(|| false);
         let epoch = new_epoch();
         let ((), lender) = enter_callback(1, |slot| {
             *slot.ok_or(())? = Some(StepResource {
@@ -330,14 +361,15 @@ mod tests {
 
     #[test]
     fn only_a_read_only_step_outside_callbacks_queues_and_it_delivers_before_returning() {
+        count_registered(1);
         set_deliverer(delivers);
-        let step = StepFrame::enter(true);
+        let step = StepFrame::enter(|| true);
         assert!(may_queue());
         {
             // A callback is running: its calls and those of a step it runs go directly.
             let (_, callback) = probe(1);
             assert!(!may_queue());
-            let inner = StepFrame::enter(true);
+            let inner = StepFrame::enter(|| true);
             assert!(!may_queue());
             assert!(inner.finish());
             drop(inner);
@@ -347,20 +379,44 @@ mod tests {
         assert!(step.finish());
         assert_eq!(DELIVERIES.with(|n| n.get()), 1);
         drop(step);
-        let writer = StepFrame::enter(false);
+        let writer = StepFrame::enter(|| false);
         assert!(!may_queue());
         assert!(writer.finish());
         drop(writer);
         assert_eq!(DELIVERIES.with(|n| n.get()), 1);
         // A delivery that failed inside a callback SQLite ran (whose failure it may have
         // ignored) fails the step, once.
-        let step = StepFrame::enter(true);
+        let step = StepFrame::enter(|| true);
         delivery_failed();
         assert!(!step.finish());
         assert!(step.finish());
         drop(step);
         set_deliverer(fails);
-        let step = StepFrame::enter(true);
+        let step = StepFrame::enter(|| true);
         assert!(!step.finish());
+    }
+
+    #[test]
+    fn a_step_enters_no_frame_while_no_callback_is_registered() {
+        set_deliverer(fails);
+        let asked = std::cell::Cell::new(false);
+        let step = StepFrame::enter(|| {
+            asked.set(true);
+            true
+        });
+        assert!(!asked.get(), "a step that enters no frame does not ask what it writes");
+        assert!(!may_queue() && enter_bare(1, 2).is_none());
+        assert!(step.finish(), "nothing to deliver");
+        drop(step);
+        assert_eq!(count_registered(1), 1);
+        let step = StepFrame::enter(|| true);
+        assert!(may_queue());
+        assert!(
+            !step.finish(),
+            "the frame delivers (and here fails) once a callback is registered"
+        );
+        drop(step);
+        assert_eq!(count_registered(-1), 0);
+        assert_eq!(count_registered(-1), 0, "the count never goes below zero");
     }
 }

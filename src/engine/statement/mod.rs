@@ -73,7 +73,7 @@ impl Statement {
         #[cfg(feature = "bench-floor")]
         observer::stepping(&self.raw);
         // The callbacks this step runs share one frame (and its handle scope).
-        let frame = StepFrame::enter(self.raw.readonly());
+        let frame = StepFrame::enter(|| self.raw.readonly());
         let status = steps::step(&mut self.raw, self.kind);
         if frame.finish() {
             return status;
