@@ -133,6 +133,36 @@ differential('BLOBs of every size come back as Buffers: each row mode, iterators
   step('simple pragma, no row', () => db.pragma('table_info(none)', { simple: true }));
 });
 
+differential('every count of arguments, in every call and row mode, and past the room read inline', (D, dir, step) => {
+  const db = new D(join(dir, 'counts.db'));
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a, b, c)');
+  // 0 to 12 positional parameters: a call passes its key and these, around the eight
+  // arguments the native side reads without a second look.
+  for (let n = 0; n <= 12; n++) {
+    const marks = Array.from({ length: n }, () => '?').join(', ');
+    const values = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? i : i % 3 === 1 ? `s${i}` : null));
+    const select = db.prepare(`SELECT ${n === 0 ? "'none'" : marks}`);
+    step(`get ${n}`, () => select.get(...values));
+    step(`all ${n}`, () => select.all(...values));
+    step(`iterate ${n}`, () => [...select.iterate(...values)]);
+    step(`raw ${n}`, () => select.raw().get(...values));
+    step(`pluck ${n}`, () => select.pluck().all(...values));
+    step(`as an array ${n}`, () => select.expand().get(values));
+    select.expand(false);
+    step(`one too many ${n}`, () => select.get(...values, 1));
+    if (n > 0) step(`one too few ${n}`, () => select.get(...values.slice(1)));
+    step(`run ${n}`, () => db.prepare(`INSERT INTO t (a) VALUES (json_array(${n === 0 ? '' : marks}))`).run(...values));
+  }
+  // Named parameters, from an object and mixed with positional ones.
+  const named = db.prepare('SELECT @a AS a, $b AS b, :c AS c, ? AS d');
+  step('named', () => named.get({ a: 1, b: 'two', c: null }, 4));
+  step('named, missing', () => named.get({ a: 1, b: 'two' }, 4));
+  step('named, safe integers', () => named.safeIntegers().raw().get(5, { a: 1, b: 2n, c: 3 }));
+  step('bound once, then called bare', () => db.prepare('SELECT ?, ?').bind(1, 2).raw().get());
+  step('bound once, then called with more', () => db.prepare('SELECT ?').bind(1).get(2));
+  step('rows written', () => db.prepare('SELECT * FROM t').all());
+});
+
 differential('unsafe mode: what an open iterator blocks, with and without it', (D, dir, step) => {
   const db = new D(join(dir, 'u.db'));
   db.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3)');

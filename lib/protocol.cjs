@@ -10,7 +10,8 @@
 // - A few results that are not rows (`stmt.columns()`, the store's statistics) travel
 //   as JSON text that Rust writes and JS parses once.
 // - `db.prepare` returns one number: the statement's id, whether it returns data, and
-//   whether it is read-only (`unpackStatement`).
+//   whether it is read-only (`unpackStatement`). A statement call names its connection,
+//   statement and mode in one number too (`callKey`).
 
 // BEGIN WIRE (written by tools/protocol.mjs from src/engine/js/protocol.rs)
 const WIRE = Object.freeze({
@@ -39,6 +40,9 @@ const WIRE = Object.freeze({
   MODE_BITS: 3,
   SAFE_INTEGERS: 4,
   IN_ORDER: 8,
+  KEY_MODES: 16,
+  KEY_STATEMENTS: 268435456,
+  KEY_CONNECTIONS: 2097152,
   CHECK_READ: 0,
   CHECK_WRITE: 1,
   CHECK_ITERATE: 2,
@@ -96,6 +100,15 @@ function decode(text) {
   return JSON.parse(text);
 }
 
+/**
+ * A statement call's first argument: connection `h`, statement `id` and the call's `mode`
+ * in one number (src/engine/js/protocol.rs, `CallKey`). A mode flag is added to a key
+ * (`key + IN_ORDER`), never or-ed: a key is wider than 32 bits.
+ */
+function callKey(h, id, mode) {
+  return (h * WIRE.KEY_STATEMENTS + id) * WIRE.KEY_MODES + mode;
+}
+
 /** Unpacks `db.prepare`'s number. */
 function unpackStatement(packed) {
   return {
@@ -113,4 +126,4 @@ function wireDifference(native) {
   return null;
 }
 
-module.exports = { ...WIRE, WIRE, RowMode, TxKind, CallKind, decode, unpackStatement, wireDifference };
+module.exports = { ...WIRE, WIRE, RowMode, TxKind, CallKind, decode, callKey, unpackStatement, wireDifference };

@@ -72,7 +72,8 @@ function missing(key) {
 }
 
 /**
- * A function `(call, h, id, mode, object) => call(h, id, mode | IN_ORDER, ...values)` for
+ * A function `(call, key, object) => call(key + IN_ORDER, ...values)` (`key` a call key,
+ * lib/protocol.cjs `callKey`) for
  * statements whose parameters are named `keys`: each key must be an own property of the
  * object, read and checked before the next is looked up (better-sqlite3's `BindObject`).
  */
@@ -83,17 +84,17 @@ function compileBinder(keys) {
   const values = keys.map((_, i) => `, v${i}`).join('');
   try {
     return new Function('hasOwn', 'missing', 'checked', 'IN_ORDER',
-      `return function bindNamed(call, h, id, mode, o) {\n  ${reads}\n  return call(h, id, mode | IN_ORDER${values});\n};`)(
+      `return function bindNamed(call, key, o) {\n  ${reads}\n  return call(key + IN_ORDER${values});\n};`)(
       hasOwn, missing, checked, IN_ORDER);
   } catch {
     // No code generation from strings: the same reads in a loop.
-    return (call, h, id, mode, o) => {
+    return (call, key, o) => {
       const values = new Array(keys.length);
       for (let i = 0; i < keys.length; i++) {
         if (!hasOwn(o, keys[i])) throw missing(keys[i]);
         values[i] = checked(o[keys[i]]);
       }
-      return call(h, id, mode | IN_ORDER, ...values);
+      return call(key + IN_ORDER, ...values);
     };
   }
 }

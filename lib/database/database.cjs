@@ -19,6 +19,7 @@ const {
   BUSY,
   CALLBACKS,
   decode,
+  callKey,
   unpackStatement,
 } = require('../protocol.cjs');
 const { rowResult } = require('./rows.cjs');
@@ -117,6 +118,27 @@ function illegalInvocation() {
   return new TypeError('Illegal invocation');
 }
 
+/**
+ * `call(key, ...params)` with the arguments written out for the usual counts: a spread
+ * call leaves V8's fast road into native code (a call through its C++ entry instead).
+ */
+function withParams(call, key, params) {
+  switch (params.length) {
+    case 0:
+      return call(key);
+    case 1:
+      return call(key, params[0]);
+    case 2:
+      return call(key, params[0], params[1]);
+    case 3:
+      return call(key, params[0], params[1], params[2]);
+    case 4:
+      return call(key, params[0], params[1], params[2], params[3]);
+    default:
+      return call(key, ...params);
+  }
+}
+
 /** Sets a statement's mirror of its open iterator (Statement's static block). */
 let followIteration;
 
@@ -130,6 +152,8 @@ class Statement {
   #entry;
   #reader;
   #mode = FLAT;
+  /** The native calls' first argument: connection, statement and `#mode` (`callKey`). */
+  #key;
   #bound = false;
   /**
    * An iterator is open over this statement: a mirror of the Rust statement's state
@@ -147,6 +171,7 @@ class Statement {
     this.#entry = shared;
     this.#reader = reader;
     if (defaultSafeIntegers(n)) this.#mode = SAFE;
+    this.#key = callKey(this.#h, id, this.#mode);
     // better-sqlite3's own properties, in its order: `busy` (a plain writable one, as its
     // native data property reads), then four read-only ones on an extensible object.
     this.busy = false;
@@ -172,6 +197,7 @@ class Statement {
     if (this.#shared === null) return;
     const { id } = unpackStatement(native.facadePrepare(this.#h, this.source));
     this.#id = id;
+    this.#key = callKey(this.#h, id, this.#mode);
     this.#shared = null;
     statementRegistry.register(this, { n: this.#n, id });
   }
@@ -185,8 +211,8 @@ class Statement {
     if (!Statement.is(this)) throw illegalInvocation();
     const bind = params.length === 1 ? this.#binder(CallKind.WRITE, params[0]) : null;
     const changes = bind === null
-      ? native.facadeRun(this.#h, this.#id, 0, ...params)
-      : bind(native.facadeRun, this.#h, this.#id, 0, params[0]);
+      ? withParams(native.facadeRun, this.#key, params)
+      : bind(native.facadeRun, this.#key, params[0]);
     return { changes, lastInsertRowid: this.#mode < SAFE ? slots[LAST_ROWID] : slotBits[LAST_ROWID_BITS] };
   }
 
@@ -195,8 +221,8 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
     return rowResult(bind === null
-      ? native.facadeGet(this.#h, this.#id, this.#mode, ...params)
-      : bind(native.facadeGet, this.#h, this.#id, this.#mode, params[0]));
+      ? withParams(native.facadeGet, this.#key, params)
+      : bind(native.facadeGet, this.#key, params[0]));
   }
 
   all(...params) {
@@ -204,8 +230,8 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
     return bind === null
-      ? native.facadeAll(this.#h, this.#id, this.#mode, ...params)
-      : bind(native.facadeAll, this.#h, this.#id, this.#mode, params[0]);
+      ? withParams(native.facadeAll, this.#key, params)
+      : bind(native.facadeAll, this.#key, params[0]);
   }
 
   iterate(...params) {
@@ -214,10 +240,10 @@ class Statement {
     this.#ownStatement();
     // Rust refuses a busy connection, then this statement while iterated, then binds.
     const bind = params.length === 1 ? this.#binder(CallKind.ITERATE, params[0]) : null;
-    if (bind === null) native.facadeIterStart(this.#h, this.#id, 0, params);
-    else bind(iterStart, this.#h, this.#id, 0, params[0]);
+    if (bind === null) native.facadeIterStart(this.#key, params);
+    else bind(iterStart, this.#key, params[0]);
     this.#follow(true);
-    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#mode);
+    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#key);
   }
 
   bind(...params) {
@@ -248,7 +274,7 @@ class Statement {
     if (!Statement.is(this)) throw illegalInvocation();
     refuseWhileBusy(this.#h);
     if (this.#locked) throw new TypeError(BUSY_STMT);
-    this.#mode = (this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0);
+    this.#setModeBits((this.#mode & BASE_MODE) | (booleanArg(args) ? SAFE : 0));
     return this;
   }
 
@@ -264,14 +290,19 @@ class Statement {
     if (this.#locked) throw new TypeError(BUSY_STMT);
     const use = booleanArg(args);
     const current = this.#mode & BASE_MODE;
-    this.#mode = (use ? mode : current === mode ? FLAT : current) | (this.#mode & SAFE);
+    this.#setModeBits((use ? mode : current === mode ? FLAT : current) | (this.#mode & SAFE));
     return this;
+  }
+
+  #setModeBits(mode) {
+    this.#mode = mode;
+    this.#key = callKey(this.#h, this.#id, mode);
   }
 }
 
 /** `facadeIterStart` with the values of a named-parameter object (binding.cjs) as its arguments. */
-function iterStart(h, id, mode, ...values) {
-  native.facadeIterStart(h, id, mode, values);
+function iterStart(key, ...values) {
+  native.facadeIterStart(key, values);
 }
 
 const done = () => ({ value: undefined, done: true });
@@ -281,17 +312,17 @@ class StatementIterator {
   #statement;
   #h;
   #id;
-  /** The statement's row mode and safe-integer bit. */
-  #mode;
+  /** The statement's call key (`callKey`): its row mode and safe-integer bit with it. */
+  #key;
   /** Open: the Rust statement iterates for this iterator (src/engine/connection/busy.rs). */
   #alive = true;
 
-  constructor(token, statement, h, id, mode) {
+  constructor(token, statement, h, id, key) {
     if (token !== kCreate) throw new TypeError('Disabled constructor');
     this.#statement = statement;
     this.#h = h;
     this.#id = id;
-    this.#mode = mode;
+    this.#key = key;
     native.facadeIteratorTraits(this, statement);
   }
 
@@ -308,7 +339,7 @@ class StatementIterator {
     }
     let out;
     try {
-      out = native.facadeIterNext(this.#h, this.#id, this.#mode);
+      out = native.facadeIterNext(this.#key);
     } catch (error) {
       // A refusal (busy) leaves the iterator open; an error while stepping ended it.
       if (!native.facadeIterating(this.#h, this.#id)) this.#end();

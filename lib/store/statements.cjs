@@ -5,7 +5,7 @@
 // shape the original's parse*Row helpers gave them (stored `*_json` columns parsed).
 
 const native = require('../native.cjs');
-const { TxKind } = require('../protocol.cjs');
+const { TxKind, callKey } = require('../protocol.cjs');
 const { rowResult } = require('../database/rows.cjs');
 
 /**
@@ -19,15 +19,16 @@ const { rowResult } = require('../database/rows.cjs');
 function storeStatements(handle, version) {
   const S = {};
   native.storeStatements(version).forEach(({ id, name, params: keys }) => {
-    S[name] = Object.freeze(keys ? namedStatement(handle, id, keys) : positionalStatement(handle, id));
+    const key = callKey(handle, id, 0);
+    S[name] = Object.freeze(keys ? namedStatement(key, keys) : positionalStatement(key));
   });
   return Object.freeze(S);
 }
 
-function namedStatement(handle, id, keys) {
-  const run = namedCall(native.storeRun, handle, id, keys);
-  const get = namedCall(native.storeGet, handle, id, keys);
-  const all = namedCall(native.storeAll, handle, id, keys);
+function namedStatement(key, keys) {
+  const run = namedCall(native.storeRun, key, keys);
+  const get = namedCall(native.storeGet, key, keys);
+  const all = namedCall(native.storeAll, key, keys);
   return {
     run: (row) => ({ changes: run(row) }),
     get: (row) => rowResult(get(row)),
@@ -36,25 +37,26 @@ function namedStatement(handle, id, keys) {
 }
 
 /**
- * `(row) => call(handle, id, row[key1], row[key2], …)`: the row's values read in the
+ * `(row) => call(key, row[key1], row[key2], …)` (`key` names the connection and the
+ * statement, `callKey`): the row's values read in the
  * statement's key order, written out as one function per statement so that each read is
  * a fixed property of one row shape and no array is built and spread. Where code
  * generation from strings is disallowed, the keys are mapped at each call instead.
  */
-function namedCall(call, handle, id, keys) {
-  const reads = keys.map((key) => `row[${JSON.stringify(key)}]`).join(', ');
+function namedCall(call, key, keys) {
+  const reads = keys.map((name) => `row[${JSON.stringify(name)}]`).join(', ');
   try {
-    return new Function('call', 'handle', 'id', `return (row) => call(handle, id, ${reads});`)(call, handle, id);
+    return new Function('call', 'key', `return (row) => call(key, ${reads});`)(call, key);
   } catch {
-    return (row) => call(handle, id, ...keys.map((key) => row[key]));
+    return (row) => call(key, ...keys.map((name) => row[name]));
   }
 }
 
-function positionalStatement(handle, id) {
+function positionalStatement(key) {
   return {
-    run: (...params) => ({ changes: native.storeRun(handle, id, ...params) }),
-    get: (...params) => rowResult(native.storeGet(handle, id, ...params)),
-    all: (...params) => native.storeAll(handle, id, ...params),
+    run: (...params) => ({ changes: native.storeRun(key, ...params) }),
+    get: (...params) => rowResult(native.storeGet(key, ...params)),
+    all: (...params) => native.storeAll(key, ...params),
   };
 }
 

@@ -14,7 +14,7 @@ use super::scale;
 use super::stmt::{Effect, Stmt};
 use crate::engine::bind::{args_into, bind_args, bind_raw, Args, BoundValues, Collect, TOO_FEW, TOO_MANY};
 use crate::engine::connection::{with_handle, Core};
-use crate::engine::js::protocol::RowMode;
+use crate::engine::js::protocol::{CallKey, RowMode};
 use crate::engine::js::sql_value::bound_from_js;
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::{all_rows, first_row, Read, RowLayout};
@@ -192,23 +192,14 @@ fn named_parameters(sql: &str) -> Vec<&str> {
     names
 }
 
-/// A store statement call `(db, id, ...params)` (a variadic function: `ffi::napi`) on the
-/// connection behind `db`.
+/// A store statement call `(key, ...params)` (a variadic function: `ffi::napi`; the key
+/// names the connection and the statement, `protocol::CallKey`).
 fn store_call(js: Napi, args: &[Raw], f: impl FnOnce(&Core, &[Raw], u32) -> SResult<Raw>) -> Result<Raw> {
-    let [db, id, params @ ..] = args else {
-        return Err(Error::from_reason(
-            "a store statement call needs a connection and a statement",
-        ));
-    };
-    let lead = |v| {
-        js.uint32(v)
-            .map_err(|_| Error::from_reason("a store statement call has a bad handle"))
-    };
-    let (db, id) = (lead(*db)?, lead(*id)?);
-    with_handle(&Env::from_raw(js.env()), db, |core| f(core, params, id))
+    let (key, params) = CallKey::split(js, args)?;
+    with_handle(&Env::from_raw(js.env()), key.db, |core| f(core, params, key.id))
 }
 
-/// `S.<name>.run(...params)` as `storeRun(db, id, ...params)`: the change count.
+/// `S.<name>.run(...params)` as `storeRun(key, ...params)`: the change count.
 pub fn store_run(js: Napi, args: &[Raw]) -> Result<Raw> {
     store_call(js, args, |core, params, id| {
         let changes = execute(core, js, id, params, |stmt, _, _| run(core, stmt))?;

@@ -9,6 +9,7 @@ use napi_derive::napi;
 
 use crate::engine::callbacks::frames;
 use crate::engine::handles::Handles;
+use crate::engine::js::protocol::CallKey;
 use crate::engine::js::throw::Throw;
 use crate::error::{SResult, StoreError};
 
@@ -108,6 +109,10 @@ impl NativeDb {
                     active: Cell::new(0),
                 });
                 let handle = CONNECTIONS.with(|c| c.borrow_mut().insert(inner.clone()));
+                if !CallKey::fits(handle, 0) {
+                    CONNECTIONS.with(|c| c.borrow_mut().remove(handle));
+                    return Err(StoreError::range_error("Too many database connections are open").throw(env.raw()));
+                }
                 Ok(NativeDb { path, inner, handle })
             }
             Err(e) => Err(e.throw(env.raw())),

@@ -11,7 +11,7 @@ use crate::engine::connection::statement_cache::{HeldStmt, HeldTable};
 use crate::engine::connection::{core_of, with_handle, Core};
 use crate::engine::js::protocol::mode::{IN_ORDER, SAFE_INTEGERS};
 use crate::engine::js::protocol::slot;
-use crate::engine::js::protocol::{pack_statement, CallKind, RowMode};
+use crate::engine::js::protocol::{pack_statement, CallKey, CallKind, RowMode};
 use crate::engine::js::result_slots as slots;
 use crate::engine::js::value::JsVal;
 use crate::engine::rows::{all_rows, current_row, first_row, no_row, Read};
@@ -88,23 +88,21 @@ pub(super) fn finish(held: &mut HeldStmt) {
     }
 }
 
-/// One statement call on statement `id` of connection `db`: the call's parameters bound
+/// One statement call on the statement `key` names: the call's parameters bound
 /// (`start`), `f` run on the statement, and its bindings finished whatever `f` returned.
 /// The argument list stays in this frame (no copy of it per call).
 #[inline]
 pub(super) fn with_started<T>(
     js: Napi,
-    db: u32,
-    id: u32,
-    mode: u32,
+    key: CallKey,
     params: &[Raw],
     f: impl FnOnce(&Core, &mut HeldStmt) -> SResult<T>,
 ) -> Result<T> {
     let env = Env::from_raw(js.env());
-    with_handle(&env, db, |core| {
+    with_handle(&env, key.db, |core| {
         let mut table = statements(core)?;
-        let held = idle(&mut table, id)?;
-        start(js, core, held, mode, params)?;
+        let held = idle(&mut table, key.id)?;
+        start(js, core, held, key.mode, params)?;
         let result = f(core, held);
         finish(held);
         result
@@ -117,7 +115,14 @@ pub fn facade_prepare(env: Env, db: u32, source: JsVal) -> Result<f64> {
     with_handle(&env, db, |core| {
         let (stmt, returns_data) = prepare_one(core, &source, false)?;
         let readonly = stmt.readonly();
-        let id = statements(core)?.insert(stmt);
+        let mut table = statements(core)?;
+        let id = table.insert(stmt);
+        if !CallKey::fits(db, id) {
+            table.remove(id);
+            return Err(StoreError::range_error(
+                "Too many statements are prepared on this connection",
+            ));
+        }
         Ok(pack_statement(id, returns_data, readonly))
     })
 }
@@ -138,16 +143,16 @@ fn split_args<const N: usize>(js: Napi, args: &[Raw]) -> Result<([u32; N], &[Raw
     Ok((lead, &args[N..]))
 }
 
-/// `stmt.run(...params)` as `facadeRun(db, id, mode, ...params)` (a variadic function;
-/// `mode` only says how the parameters come, [`IN_ORDER`]):
+/// `stmt.run(...params)` as `facadeRun(key, ...params)` (a variadic function; of the
+/// key's mode only [`IN_ORDER`] matters, how the parameters come):
 /// returns `changes`, and leaves `lastInsertRowid` in the result slots (`js::slots`) as a
 /// number and as its 64 bits (read as a BigInt with safe integers): one call, no object
 /// built here.
 pub fn facade_run(js: Napi, args: &[Raw]) -> Result<Raw> {
-    let ([db, id, mode], params) = split_args::<3>(js, args)?;
+    let (key, params) = CallKey::split(js, args)?;
     let env = Env::from_raw(js.env());
-    with_handle(&env, db, |core| {
-        let changes = run_stmt(js, core, id, mode, params)?;
+    with_handle(&env, key.db, |core| {
+        let changes = run_stmt(js, core, key.id, key.mode, params)?;
         let rowid = raw::last_insert_rowid(&core.conn);
         slots::set(js, slot::LAST_ROWID, rowid as f64)?;
         slots::set(js, slot::LAST_ROWID_BITS, f64::from_bits(rowid as u64))?;
@@ -185,23 +190,23 @@ pub(super) fn read_of(mode: u32) -> Read<'static> {
     Read::plain(RowMode::from_wire(mode), mode & SAFE_INTEGERS != 0)
 }
 
-/// `stmt.get(...params)` as `facadeGet(db, id, mode, ...params)` (a variadic function):
+/// `stmt.get(...params)` as `facadeGet(key, ...params)` (a variadic function):
 /// the first row in `mode` (`rows::out::one_row`: a row of one value as that value, its
 /// form in the ROW_FORM slot), or `undefined` when there is none.
 pub fn facade_get(js: Napi, args: &[Raw]) -> Result<Raw> {
-    let ([db, id, mode], params) = split_args::<3>(js, args)?;
-    let read = read_of(mode);
-    with_started(js, db, id, mode, params, |core, held| {
+    let (key, params) = CallKey::split(js, args)?;
+    let read = read_of(key.mode);
+    with_started(js, key, params, |core, held| {
         first_row(js, &core.conn, &mut held.stmt, &mut held.layout, read)
     })
 }
 
-/// `stmt.all(...params)` as `facadeAll(db, id, mode, ...params)` (a variadic function):
+/// `stmt.all(...params)` as `facadeAll(key, ...params)` (a variadic function):
 /// the rows as an array (`engine::rows`).
 pub fn facade_all(js: Napi, args: &[Raw]) -> Result<Raw> {
-    let ([db, id, mode], params) = split_args::<3>(js, args)?;
-    let read = read_of(mode);
-    with_started(js, db, id, mode, params, |core, held| {
+    let (key, params) = CallKey::split(js, args)?;
+    let read = read_of(key.mode);
+    with_started(js, key, params, |core, held| {
         all_rows(js, &core.conn, &mut held.stmt, &mut held.layout, read)
     })
 }
@@ -229,12 +234,14 @@ pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
     })
 }
 
-/// Starts `stmt.iterate(...params)`: binds (`mode` says how the parameters come,
-/// [`IN_ORDER`]) and counts an open iterator.
+/// Starts `stmt.iterate(...params)` as `facadeIterStart(key, params)`: binds (the key's
+/// mode says how the parameters come, [`IN_ORDER`]) and counts an open iterator.
 #[napi]
-pub fn facade_iter_start(env: Env, db: u32, id: u32, mode: u32, params: JsVal) -> Result<()> {
+pub fn facade_iter_start(env: Env, key: JsVal, params: JsVal) -> Result<()> {
     let js = Napi::new(env.raw());
-    with_handle(&env, db, |core| {
+    let (key, _) = CallKey::split(js, &[key.raw()])?;
+    let (id, mode) = (key.id, key.mode);
+    with_handle(&env, key.db, |core| {
         let mut table = statements(core)?;
         idle(&mut table, id)?;
         table.may_begin_iteration()?;
@@ -308,10 +315,10 @@ pub(super) fn iter_step(js: Napi, core: &Core, table: &mut HeldTable, id: u32) -
     }
 }
 
-/// An iterator's next row as `facadeIterNext(db, id, mode)` (a variadic function): as
-/// `get()` returns it, or `undefined` at the end (the iterator is then closed).
+/// An iterator's next row as `facadeIterNext(key)` (a variadic function): as `get()`
+/// returns it, or `undefined` at the end (the iterator is then closed).
 pub fn facade_iter_next(js: Napi, args: &[Raw]) -> Result<Raw> {
-    let ([db, id, mode], _) = split_args::<3>(js, args)?;
+    let (CallKey { db, id, mode }, _) = CallKey::split(js, args)?;
     let env = Env::from_raw(js.env());
     with_handle(&env, db, |core| {
         let mut table = statements(core)?;

@@ -18,7 +18,7 @@ use napi_derive::napi;
 
 use crate::engine::js::throw::Throw;
 use crate::ffi::napi::returned::Returned;
-use crate::ffi::napi::Napi;
+use crate::ffi::napi::{Napi, Raw};
 
 /// Defines numbered constants and the list of their names and values.
 macro_rules! wire {
@@ -113,6 +113,21 @@ pub mod mode {
     }
 }
 
+/// A statement call's first argument: its connection, its statement and the call's mode
+/// in one number ([`CallKey`]), `(connection × KEY_STATEMENTS + statement) × KEY_MODES +
+/// mode`, below 2^53 and so exact as a double. One number costs one read of a JS value
+/// where three cost three, on every call.
+pub mod key {
+    wire! {
+        /// The room of a call's mode ([`super::mode`]).
+        KEY_MODES: u32 = 16;
+        /// The room of statement numbers on one connection.
+        KEY_STATEMENTS: u32 = 1 << 28;
+        /// The room of connection handles.
+        KEY_CONNECTIONS: u32 = 1 << 21;
+    }
+}
+
 /// What a statement call is about to do (`facadeCheck`), and `db.transaction(fn)`'s
 /// variants (`txBegin`).
 pub mod kind {
@@ -197,7 +212,7 @@ pub mod group {
 }
 
 /// Every part of the wire.
-const PARTS: [&[(&CStr, f64)]; 5] = [slot::ALL, mode::ALL, kind::ALL, form::ALL, group::ALL];
+const PARTS: [&[(&CStr, f64)]; 6] = [slot::ALL, mode::ALL, key::ALL, kind::ALL, form::ALL, group::ALL];
 
 /// `native.protocol()`: an object of every number of the wire, by name.
 #[napi]
@@ -271,6 +286,54 @@ impl TxKind {
     }
 }
 
+/// A statement call's connection, statement and mode, read from the number the JS layer
+/// packed them in ([`key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallKey {
+    pub db: u32,
+    pub id: u32,
+    pub mode: u32,
+}
+
+impl CallKey {
+    /// The key a number holds; None for anything else (not a number, not an integer,
+    /// out of range).
+    pub fn from_js(js: Napi, value: Raw) -> Option<CallKey> {
+        CallKey::from_number(js.number_value(value)?)
+    }
+
+    /// A variadic statement call's key, then the statement's parameters.
+    pub fn split(js: Napi, args: &[Raw]) -> Result<(CallKey, &[Raw])> {
+        match args.split_first() {
+            Some((&key, params)) => CallKey::from_js(js, key)
+                .map(|key| (key, params))
+                .ok_or_else(|| Error::from_reason("a native statement call has a bad key")),
+            None => Err(Error::from_reason("a native statement call lacks its key")),
+        }
+    }
+
+    fn from_number(number: f64) -> Option<CallKey> {
+        const ROOM: f64 = (key::KEY_CONNECTIONS as f64) * (key::KEY_STATEMENTS as f64) * (key::KEY_MODES as f64);
+        // The conversion saturates and truncates: a number it changes is no key.
+        let packed = number as u64;
+        if !(number < ROOM && packed as f64 == number) {
+            return None;
+        }
+        let (modes, statements) = (u64::from(key::KEY_MODES), u64::from(key::KEY_STATEMENTS));
+        // Each part is below its room, so each fits a u32.
+        Some(CallKey {
+            mode: (packed % modes) as u32,
+            id: (packed / modes % statements) as u32,
+            db: (packed / modes / statements) as u32,
+        })
+    }
+
+    /// Whether a connection handle or a statement number fits a key.
+    pub fn fits(db: u32, id: u32) -> bool {
+        db < key::KEY_CONNECTIONS && id < key::KEY_STATEMENTS
+    }
+}
+
 /// `db.prepare`'s number for statement `id` ([`kind::STATEMENT_ID`]).
 pub fn pack_statement(id: u32, returns_data: bool, readonly: bool) -> f64 {
     f64::from(id) * f64::from(kind::STATEMENT_ID)
@@ -289,6 +352,30 @@ pub fn pack_statement(id: u32, returns_data: bool, readonly: bool) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn call_keys_unpack() {
+        let pack = |db: u32, id: u32, mode: u32| {
+            (f64::from(db) * f64::from(key::KEY_STATEMENTS) + f64::from(id)) * f64::from(key::KEY_MODES)
+                + f64::from(mode)
+        };
+        for (db, id, mode) in [
+            (0, 0, 0),
+            (3, 7, 9),
+            (key::KEY_CONNECTIONS - 1, key::KEY_STATEMENTS - 1, 15),
+        ] {
+            assert_eq!(CallKey::from_number(pack(db, id, mode)), Some(CallKey { db, id, mode }));
+        }
+        assert_eq!(
+            pack(key::KEY_CONNECTIONS - 1, key::KEY_STATEMENTS - 1, 15),
+            2f64.powi(53) - 1.0
+        );
+        for bad in [-1.0, 0.5, f64::NAN, f64::INFINITY, 2f64.powi(53)] {
+            assert_eq!(CallKey::from_number(bad), None, "{bad}");
+        }
+        assert!(CallKey::fits(key::KEY_CONNECTIONS - 1, key::KEY_STATEMENTS - 1));
+        assert!(!CallKey::fits(key::KEY_CONNECTIONS, 0) && !CallKey::fits(0, key::KEY_STATEMENTS));
+    }
 
     #[test]
     fn statement_numbers_pack() {

@@ -365,7 +365,9 @@ impl Napi {
 }
 
 /// Arguments read onto the stack; a call with more reads them again into a vector.
-const INLINE_ARGS: usize = 24;
+/// Node-API fills the room a call leaves unused with `undefined`, one store a place, on
+/// every call: the room is what most calls pass (a key and a few parameters).
+const INLINE_ARGS: usize = 8;
 
 /// Node-API's entry for every [`Variadic`] function: reads the arguments (and the Rust
 /// function, kept as the callback's data), runs it, and throws its error if it failed. A
