@@ -153,6 +153,20 @@ differential('every count of arguments, in every call and row mode, and past the
     if (n > 0) step(`one too few ${n}`, () => select.get(...values.slice(1)));
     step(`run ${n}`, () => db.prepare(`INSERT INTO t (a) VALUES (json_array(${n === 0 ? '' : marks}))`).run(...values));
   }
+  // Plain values of every kind, then objects among them (read another way), in either order
+  // with a value that cannot be bound.
+  const three = db.prepare('SELECT ?, ?, ?');
+  step('plain kinds', () => three.raw().get(1.5, 'two', 3n));
+  step('null and undefined', () => three.raw().get(null, undefined, -0));
+  step('a buffer among them', () => three.raw().get(1, Buffer.from('ab'), 'c'));
+  step('an array among them', () => three.raw().get(1, [2, 3]));
+  step('a boolean first, an array after', () => three.raw().get(true, [2, 3]));
+  step('an array first, a boolean after', () => three.raw().get([1, 2], true));
+  step('an object after plain values', () => three.raw().get(1, 2, { a: 1 }));
+  step('a BigInt too big', () => three.raw().get(1, 2n ** 64n, 3));
+  step('too many, the last unbindable', () => three.raw().get(1, 2, 3, {}));
+  step('numbered parameters', () => db.prepare('SELECT ?2, ?1').raw().get(1, 2));
+  step('numbered and plain', () => db.prepare('SELECT ?1, ?').raw().get(1, 2));
   // Named parameters, from an object and mixed with positional ones.
   const named = db.prepare('SELECT @a AS a, $b AS b, :c AS c, ? AS d');
   step('named', () => named.get({ a: 1, b: 'two', c: null }, 4));

@@ -143,6 +143,34 @@ pub fn bind_args<T: BindTarget>(
     Ok(())
 }
 
+/// [`bind_args`] for a call whose values are all plain (numbers, strings, BigInts, null,
+/// undefined) on a statement whose parameters have no names: value `i` on parameter
+/// `i + 1`, with the same errors in the same order, and none of the reading an array or
+/// an object needs. None when a value is an object of any kind (arrays and buffers
+/// included): [`bind_args`] then binds the whole call again, which the values bound so
+/// far cannot tell (reading a plain value runs no JS).
+pub fn bind_plain<T: BindTarget>(js: Napi, target: &mut T, params: &[Raw]) -> Option<SResult<()>> {
+    for (i, &raw) in params.iter().enumerate() {
+        let value = match JsVal::wrap(js, raw) {
+            Ok(value) => value,
+            Err(error) => return Some(Err(error)),
+        };
+        if value.is_object() || value.is_function() {
+            return None;
+        }
+        // Past the last parameter, the target refuses the value after checking it.
+        if let Err(error) = target.put(i + 1, &value) {
+            return Some(Err(error));
+        }
+    }
+    // No parameter has a name, so none is missing by name.
+    Some(if params.len() < target.parameter_count() {
+        Err(StoreError::range_error(TOO_FEW))
+    } else {
+        Ok(())
+    })
+}
+
 /// Binds one value per parameter, in the statement's parameter order: the values the JS
 /// layer read from a named-parameter object (lib/database/binding.cjs, which checked them first
 /// as better-sqlite3 checks each while it reads them), each bound as `values` binds it.

@@ -6,7 +6,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rusqlite::ffi;
 
-use crate::engine::bind::{args_into, args_of, bind_args, bind_in_order, parameter_keys, Arg, Args, Direct};
+use crate::engine::bind::{
+    args_into, args_of, bind_args, bind_in_order, bind_plain, parameter_keys, Arg, Args, Direct,
+};
 use crate::engine::connection::statement_cache::{HeldStmt, HeldTable};
 use crate::engine::connection::{core_of, with_handle, Core};
 use crate::engine::js::protocol::mode::{IN_ORDER, SAFE_INTEGERS};
@@ -48,9 +50,16 @@ fn start(js: Napi, core: &Core, held: &mut HeldStmt, mode: u32, params: &[Raw]) 
         let bound = if mode & IN_ORDER != 0 {
             bind_in_order(js, &mut Direct(&mut held.stmt), params)
         } else {
-            let mut args = Args::new();
-            args_into(js, params, &mut args)
-                .and_then(|()| bind_args(js, &mut Direct(&mut held.stmt), &args, Some(&mut held.named_keys)))
+            let plain = if held.stmt.has_named_parameters() {
+                None
+            } else {
+                bind_plain(js, &mut Direct(&mut held.stmt), params)
+            };
+            plain.unwrap_or_else(|| {
+                let mut args = Args::new();
+                args_into(js, params, &mut args)
+                    .and_then(|()| bind_args(js, &mut Direct(&mut held.stmt), &args, Some(&mut held.named_keys)))
+            })
         };
         if bound.is_err() {
             held.stmt.clear_bindings();

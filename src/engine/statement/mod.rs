@@ -36,6 +36,8 @@ pub struct Statement {
     /// The last step failed only in delivering queued callback calls (its error is
     /// pending in JS): the next reset reports the failure too, as SQLite's would.
     delivery_failed: bool,
+    /// Whether a parameter has a name (`?NNN` included), which positional values skip.
+    named_parameters: bool,
 }
 
 /// The outcome of preparing the first statement of a text.
@@ -61,11 +63,18 @@ impl Statement {
         let prepared = steps::prepare(conn, sql, || RawStmt::prepare(conn, sql, persistent))?;
         let tail = prepared.tail;
         let stmt = prepared.stmt.map(|raw| Statement {
+            named_parameters: (1..=raw.parameter_count()).any(|i| raw.parameter_name(i).is_some()),
             raw,
             kind: StepKind::of(&sql[..tail]),
             delivery_failed: false,
         });
         Ok(Prepared { stmt, tail })
+    }
+
+    /// Whether a parameter has a name (`?NNN` included): positional values then do not
+    /// simply bind in order.
+    pub fn has_named_parameters(&self) -> bool {
+        self.named_parameters
     }
 
     /// One step: SQLITE_ROW, SQLITE_DONE or an error code.
