@@ -3,7 +3,7 @@
 // builds it; tools/reference.mjs picks it), with node:sqlite as the third store where the
 // Node has it. Prints each run's table, then one summary line per Node.
 //
-//   node bench/all-nodes.mjs [--nodes 20,22,24,26] [--bench run|scale|memory|functions|writes|trials] [-- <the bench's options>]
+//   node bench/all-nodes.mjs [--nodes 20,22,24,26] [--bench run|scale|memory|functions|writes|trials|calls] [-- <the bench's options>]
 
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -23,8 +23,8 @@ const option = (name, fallback) => {
 const ownMajor = process.versions.node.split('.')[0];
 const majors = option('nodes', [...new Set([ownMajor, ...SUPPORTED_MAJORS])].join(',')).split(',');
 const bench = option('bench', 'run');
-if (!['run', 'scale', 'memory', 'functions', 'writes', 'trials'].includes(bench)) {
-  console.error(`bench:nodes: unknown bench ${bench} (run, scale, memory, functions, writes or trials)`);
+if (!['run', 'scale', 'memory', 'functions', 'writes', 'trials', 'calls'].includes(bench)) {
+  console.error(`bench:nodes: unknown bench ${bench} (run, scale, memory, functions, writes, trials or calls)`);
   process.exit(2);
 }
 

@@ -173,6 +173,16 @@ export const CASES = [
     const stmt = s.db.prepare('SELECT value FROM _meta WHERE key = ?');
     return (i) => stmt.get(`bench.key.${i % 100}`);
   } },
+  // one value alone (pluck) and a row as an array (raw): no object built on either side,
+  // so the call's own cost shows
+  { name: 'db.get pluck', facade: true, area: 'facade', seeds: ['meta'], op: (s) => {
+    const stmt = s.db.prepare('SELECT value FROM _meta WHERE key = ?').pluck();
+    return (i) => stmt.get(`bench.key.${i % 100}`);
+  } },
+  { name: 'db.get raw', facade: true, area: 'facade', seeds: ['agents'], op: (s) => {
+    const stmt = s.db.prepare('SELECT agent_id, pid FROM agents WHERE agent_id = ?').raw();
+    return (i) => stmt.get(AGENTS[i % 100]);
+  } },
   { name: 'db.get6', facade: true, area: 'facade', seeds: ['agents'], op: (s) => {
     const stmt = s.db.prepare('SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?');
     return (i) => stmt.get(AGENTS[i % 100]);
