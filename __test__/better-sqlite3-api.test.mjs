@@ -177,6 +177,37 @@ differential('every count of arguments, in every call and row mode, and past the
   step('rows written', () => db.prepare('SELECT * FROM t').all());
 });
 
+differential('lone rows of numbers and one other value: each place, kind and row mode', (D, dir, step) => {
+  const db = new D(join(dir, 'held.db'));
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a, b, c)');
+  const insert = db.prepare('INSERT INTO t (a, b, c) VALUES (?, ?, ?)');
+  // One value that is not a number at each place, of each kind; then rows the maker makes.
+  const rows = [
+    ['text', 2, 3.5], [1, 'text', 3.5], [1, 2, 'text'], [null, 2, 3.5], [1, null, 3.5],
+    [1, 2, ''], [1, 2, 'ü€😀'], [2n ** 60n, 'big', 1.5], [1.5, 2n, 'x'],
+    [Buffer.from('blob'), 2, 3.5], ['two', 'texts', 3.5], [null, null, 1],
+  ];
+  for (const row of rows) insert.run(...row);
+  const one = db.prepare('SELECT a, b, c FROM t WHERE id = ?');
+  for (let id = 1; id <= rows.length; id++) {
+    step(`flat ${id}`, () => one.get(id));
+    step(`raw ${id}`, () => one.raw().get(id));
+    step(`expand ${id}`, () => one.raw(false).expand().get(id));
+    one.expand(false);
+    step(`safe integers ${id}`, () => one.safeIntegers().get(id));
+    step(`safe integers, raw ${id}`, () => one.raw().get(id));
+    one.raw(false).safeIntegers(false);
+  }
+  step('iterate', () => [...db.prepare('SELECT a, b, c FROM t').iterate()]);
+  step('iterate, raw', () => [...db.prepare('SELECT a, b, c FROM t').raw().iterate()]);
+  step('a computed row', () => db.prepare("SELECT 1 AS x, upper('y') AS y, 2.5 AS z").get());
+  // The widest row a maker takes, and one past it, each with one string among numbers.
+  for (const width of [64, 65]) {
+    const columns = Array.from({ length: width }, (_, i) => (i === width - 2 ? `'s' AS c${i}` : `${i} AS c${i}`));
+    step(`${width} columns`, () => db.prepare(`SELECT ${columns.join(', ')}`).raw().get());
+  }
+});
+
 differential('unsafe mode: what an open iterator blocks, with and without it', (D, dir, step) => {
   const db = new D(join(dir, 'u.db'));
   db.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3)');

@@ -62,6 +62,7 @@ const WIRE = Object.freeze({
   LANE_NUMBERS: 2,
   LANES: 3,
   LANE_ROW: -2,
+  LANE_HELD_PLACES: 65,
   RESULT_OTHER: 0,
   RESULT_NUMBER: 1,
   RESULT_STRING: 2,

@@ -10,8 +10,9 @@
 // - One row (`get()`, an iterator's `next()`, `pragma(…, { simple: true })`): a row of one
 //   value comes back as that value (a small BLOB as its ArrayBuffer) with its form in the
 //   ROW_FORM result slot (`rowResult` wraps it); a row of several values that are all
-//   numbers (or all BigInts) comes back in the row lane alone, its form and lane coded in
-//   ROW_FORM (`rowResult` builds it); any other row of several values is made by its
+//   numbers (or all BigInts) but at most one comes back in the row lane, its form, lane
+//   and the place of the one other value (the call's result) coded in ROW_FORM
+//   (`rowResult` builds it); any other row of several values is made by its
 //   form's maker (`makerOf`), which the native side calls with the values as its
 //   arguments; a row with stored JSON comes back built by `fill`.
 // - The store's stored JSON columns travel as one JSON array text per chunk, parsed once
@@ -32,6 +33,7 @@ const {
   FORM_VALUE: VALUE,
   FORM_EXPANDED: EXPANDED,
   LANE_BIGINTS,
+  LANE_HELD_PLACES,
   LANE_NONE,
   LANE_ROW,
   LANES,
@@ -125,6 +127,7 @@ function objectMakers(keys, width) {
         L,
       );
     makers.laneRow = (L) => withLane(`function () { return { ${fields((i) => `L[${i}]`)} }; }`, L);
+    makers.laneHeld = (L) => withLane(`function (p, a) { return { ${fields((i) => `p === ${i} ? a : L[${i}]`)} }; }`, L);
   }
   return makers;
 }
@@ -150,6 +153,7 @@ function arrayMakers(width) {
       laneArgs: (L) =>
         withLane(`function (${names}) { if (L.length === 0) detached(); return [${names.map((n, i) => `${n} === undefined ? L[${i}] : ${n}`)}]; }`, L),
       laneRow: (L) => withLane(`function () { return [${Array.from({ length: width }, (_, i) => `L[${i}]`)}]; }`, L),
+      laneHeld: (L) => withLane(`function (p, a) { return [${Array.from({ length: width }, (_, i) => `p === ${i} ? a : L[${i}]`)}]; }`, L),
     };
   }
   return { make: (v, o) => v.slice(o, o + width), one: (a) => [a] };
@@ -195,18 +199,27 @@ function compile(items) {
   // Where no lane variant was generated: the row's lane values put in place first.
   const laneMake = makers.laneMake ?? ((L) => (v, o, j, jo) => make(fromLane(v, o, width, L), o, j, jo));
   const laneArgs = makers.laneArgs ?? ((L) => (...values) => make(fromLane(values, 0, values.length, L), 0, undefined, 0));
-  const laneRow = makers.laneRow ?? ((L) => () => make(Array.from({ length: width }, (_, i) => L[i]), 0, undefined, 0));
+  const laneHeld = makers.laneHeld ?? ((L) => (p, a) => make(laneValues(L, width, p, a), 0, undefined, 0));
+  const laneRow = makers.laneRow ?? ((L) => () => make(laneValues(L, width, -1, undefined), 0, undefined, 0));
   return {
     width,
     json,
     make,
     one,
     args,
-    // By MAKE, ARGS and ROW: the factory of the maker reading a lane, and the makers made
-    // so far by lane (the plain make and args at LANE_NONE).
-    laneFactories: [laneMake, laneArgs, laneRow],
-    laned: [[make], [args], []],
+    // By MAKE, ARGS, ROW and HELD: the factory of the maker reading a lane, and the makers
+    // made so far by lane (the plain make and args at LANE_NONE).
+    laneFactories: [laneMake, laneArgs, laneRow, laneHeld],
+    laned: [[make], [args], [], []],
   };
+}
+
+/** A row's `width` values read from lane `L`, but `a` at place `p`. */
+function laneValues(L, width, p, a) {
+  if (L.length === 0) detached();
+  const values = new Array(width);
+  for (let i = 0; i < width; i++) values[i] = i === p ? a : L[i];
+  return values;
 }
 
 /** `v` with each `undefined` from `v[o]` to `v[o + n - 1]` replaced by its value in lane `L`. */
@@ -219,10 +232,14 @@ function fromLane(v, o, n, L) {
 /** The lane view of lane `lane` (LANE_BIGINTS or LANE_NUMBERS). */
 const laneView = (lane) => (lane === LANE_BIGINTS ? bigintLane : numberLane);
 
-/** The kinds of makers a form has for a lane: `make`, `args` and a row read from the lane alone. */
+/**
+ * The kinds of makers a form has for a lane: `make`, `args`, a row read from the lane
+ * alone, and a row read from it but for one value held elsewhere (`(place, value)`).
+ */
 const MAKE = 0;
 const ARGS = 1;
 const ROW = 2;
+const HELD = 3;
 
 /** `compiled`'s maker of `kind` whose lane values are read from `lane`, made when first asked for. */
 function lanedMaker(compiled, kind, lane) {
@@ -289,17 +306,23 @@ function makerOf(form, lane) {
  */
 function rowResult(out) {
   const form = slots[ROW_FORM];
-  if (form < 0) return form === -1 ? out : lanedRow(LANE_ROW - form);
+  if (form < 0) return form === -1 ? out : lanedRow(LANE_ROW - form, out);
   // Unreadable once someone transferred the slots' ArrayBuffer away (Node 22 and later
   // let JS detach it): the row's form is lost with it.
   if (form === undefined) detached();
   return formOf(form).one(out instanceof ArrayBuffer ? bufferOf(out) : out);
 }
 
-/** A lone row whose values are all in the row lane: `code` is its form times LANES plus the lane. */
-function lanedRow(code) {
+/**
+ * A lone row whose values are in the row lane but the one held, `out` (none when `held`
+ * is 0, else its place + 1): `code` is (form × LANE_HELD_PLACES + held) × LANES + lane.
+ */
+function lanedRow(code, out) {
   const lane = code % LANES;
-  return lanedMaker(formOf((code - lane) / LANES), ROW, lane)();
+  const rest = (code - lane) / LANES;
+  const held = rest % LANE_HELD_PLACES;
+  const compiled = formOf((rest - held) / LANE_HELD_PLACES);
+  return held === 0 ? lanedMaker(compiled, ROW, lane)() : lanedMaker(compiled, HELD, lane)(held - 1, out);
 }
 
 native.onLoad(() => {

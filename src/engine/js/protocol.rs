@@ -170,10 +170,13 @@ pub mod form {
         LANE_NUMBERS: u32 = 2;
         /// How many lanes there are.
         LANES: u32 = 3;
-        /// ROW_FORM of a lone row of form `f` whose values are all in lane `l`, in order:
-        /// LANE_ROW - (LANES × f + l). The call returns `null` then (`undefined` is an
-        /// iterator's end).
+        /// ROW_FORM of a lone row of form `f` whose values are all in lane `l` but at
+        /// most one, held: LANE_ROW - ((LANE_HELD_PLACES × f + h) × LANES + l), where `h`
+        /// is 0 when no value is held, else the held value's place + 1. The call returns
+        /// the held value, or `null` when there is none (`undefined` is an iterator's end).
         LANE_ROW: i32 = -2;
+        /// How many places a held value may have, plus one (none).
+        LANE_HELD_PLACES: u32 = 65;
     }
 }
 

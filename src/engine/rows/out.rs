@@ -54,6 +54,8 @@ const LEAD: usize = 6;
 const MAKER_VALUES: usize = 64;
 // A maker's row fits the row lane whole.
 const _: () = assert!(MAKER_VALUES <= slot::ROW_LANE_MAX);
+// A lane row's held value has a place among a maker's values (`lane_row`).
+const _: () = assert!(MAKER_VALUES < form::LANE_HELD_PLACES as usize);
 
 thread_local! {
     /// This thread's row filler (lib/database/rows.cjs), set once when the binding loads.
@@ -378,7 +380,8 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
         (None, &Form::Id(id)) if layout.json.is_empty() && layout.values.len() <= MAKER_VALUES => {
             let lane = Lane::for_read(safe_integers);
             match lane_row(stmt, layout, id, lane) {
-                Some(code) => (js.null()?, code),
+                Some((code, Some(held))) => (value_js(js, held, safe_integers)?, code),
+                Some((code, None)) => (js.null()?, code),
                 None => (maker_row(js, stmt, layout, id, lane, safe_integers)?, -1.0),
             }
         }
@@ -392,20 +395,32 @@ pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool
     Ok(value)
 }
 
-/// A lone row of form `id` put whole in the row lane, when its values all cross there
-/// (all numbers, or with safe integers all INTEGER): JS builds it after the call from the
-/// ROW_FORM code returned, which saves calling the maker. None (the lane's contents then
-/// unread) for any other row, or where there is no lane.
-fn lane_row(stmt: &RawStmt, layout: &RowLayout, id: u32, lane: Lane) -> Option<f64> {
+/// A lone row of form `id` put in the row lane, when all its values but at most one
+/// cross there (numbers; with safe integers, INTEGER values): JS builds it after the
+/// call from the ROW_FORM code returned and the one other value, held, which the call
+/// returns; that saves calling the maker. The held value may be anything but a BLOB
+/// (which JS would wrap as a Buffer first). None (the lane's contents then unread) for
+/// any other row, or where there is no lane.
+fn lane_row<'s>(stmt: &'s RawStmt, layout: &RowLayout, id: u32, lane: Lane) -> Option<(f64, Option<ValueRef<'s>>)> {
     // Without shared slots (Lane::None) there is no lane to write.
     result_slots::with_shared(|slots| {
         let slots = slots?;
+        let mut held = None;
         for (at, &(i, column)) in layout.values.iter().enumerate() {
-            slots.put_i64(slot::ROW_LANE + at, lane.bits(column_value(stmt, i, column))?);
+            let value = column_value(stmt, i, column);
+            match lane.bits(value) {
+                Some(bits) => {
+                    slots.put_i64(slot::ROW_LANE + at, bits);
+                }
+                None if held.is_none() && !matches!(value, ValueRef::Blob(_)) => held = Some((at, value)),
+                None => return None,
+            }
         }
+        let place = held.map_or(0, |(at, _)| at + 1);
         // Exact as a double for any form number.
-        let code = f64::from(id) * f64::from(form::LANES) + f64::from(lane as u32);
-        Some(f64::from(form::LANE_ROW) - code)
+        let code = (f64::from(id) * f64::from(form::LANE_HELD_PLACES) + place as f64) * f64::from(form::LANES)
+            + f64::from(lane as u32);
+        Some((f64::from(form::LANE_ROW) - code, held.map(|(_, value)| value)))
     })
 }
 
