@@ -3,11 +3,14 @@
 // table's timings are too noisy. The same statement runs on this package or on
 // better-sqlite3 built for the running Node: a one-column row (`one`, the default), the
 // six-column agents row of bench/cases.mjs `db.get6` (`six`), its three safe integers of
-// `db.get bigint` (`bigint`), or the one-column row's value alone (`pluck`); or an `all()` of 20 agents rows of three INTEGER columns
-// (`all-int`), of a REAL and an INTEGER column (`all-real`), or of three safe integers as
-// `db.all bigint` (`all-bigint`).
+// `db.get bigint` (`bigint`), the one-column row's value alone (`pluck`), or an agents row
+// of a TEXT and an INTEGER column as an array (`raw`); or an `all()` of 20 agents rows of
+// three INTEGER columns (`all-int`), of a REAL and an INTEGER column (`all-real`), or of
+// three safe integers as `db.all bigint` (`all-bigint`). The database is a file in WAL
+// mode, or with `memory` last an in-memory one, where little of SQLite's work hides the
+// call's own cost.
 //
-//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|pluck|all-int|all-real|all-bigint]
+//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|pluck|raw|all-int|all-real|all-bigint] [file|memory]
 //   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 42000 six
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,18 +18,24 @@ import { join } from 'node:path';
 
 import { loadReference } from '../tools/reference.mjs';
 
-const [side = 'addon', callsArg = '10000', row = 'one'] = process.argv.slice(2);
+const [side = 'addon', callsArg = '10000', row = 'one', where = 'file'] = process.argv.slice(2);
 const calls = Number(callsArg);
-const ROW_NAMES = ['one', 'six', 'bigint', 'pluck', 'all-int', 'all-real', 'all-bigint'];
-if (!['addon', 'better-sqlite3'].includes(side) || !Number.isInteger(calls) || calls < 0 || !ROW_NAMES.includes(row)) {
-  console.error(`usage: node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [${ROW_NAMES.join('|')}]`);
+const ROW_NAMES = ['one', 'six', 'bigint', 'pluck', 'raw', 'all-int', 'all-real', 'all-bigint'];
+if (
+  !['addon', 'better-sqlite3'].includes(side) ||
+  !Number.isInteger(calls) ||
+  calls < 0 ||
+  !ROW_NAMES.includes(row) ||
+  !['file', 'memory'].includes(where)
+) {
+  console.error(`usage: node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [${ROW_NAMES.join('|')}] [file|memory]`);
   process.exit(2);
 }
 const Database = side === 'addon' ? (await import('../better-sqlite3.mjs')).default : loadReference();
 
 const dir = mkdtempSync(join(tmpdir(), 'tfx-get-loop-'));
-const db = new Database(join(dir, 'loop.db'));
-db.pragma('journal_mode = WAL');
+const db = new Database(where === 'memory' ? ':memory:' : join(dir, 'loop.db'));
+if (where === 'file') db.pragma('journal_mode = WAL');
 db.exec('CREATE TABLE _meta (key TEXT PRIMARY KEY, value TEXT)');
 const insert = db.prepare('INSERT INTO _meta (key, value) VALUES (?, ?)');
 for (let i = 0; i < 100; i++) insert.run(`bench.key.${i}`, JSON.stringify({ i }));
@@ -42,6 +51,7 @@ const ROWS = {
   six: ['SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'status'],
   bigint: ['SELECT pid, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'pid'],
   pluck: ['SELECT value FROM _meta WHERE key = ?', null],
+  raw: ['SELECT agent_id, pid FROM agents WHERE agent_id = ?', 1],
   'all-int': ['SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20', 'pid'],
   'all-real': ['SELECT pid / 3.0 AS share, pid FROM agents ORDER BY rowid LIMIT 20', 'pid'],
   'all-bigint': ['SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20', 'pid'],
@@ -49,6 +59,7 @@ const ROWS = {
 const stmt = db.prepare(ROWS[row][0]);
 if (row.endsWith('bigint')) stmt.safeIntegers();
 if (row === 'pluck') stmt.pluck();
+if (row === 'raw') stmt.raw();
 const field = ROWS[row][1];
 const get = field === null ? (i) => stmt.get(key(i)) : (i) => stmt.get(key(i))[field];
 const read = row.startsWith('all-') ? (i) => stmt.all()[i % 20][field] : get;
