@@ -118,27 +118,6 @@ function illegalInvocation() {
   return new TypeError('Illegal invocation');
 }
 
-/**
- * `call(key, ...params)` with the arguments written out for the usual counts: a spread
- * call leaves V8's fast road into native code (a call through its C++ entry instead).
- */
-function withParams(call, key, params) {
-  switch (params.length) {
-    case 0:
-      return call(key);
-    case 1:
-      return call(key, params[0]);
-    case 2:
-      return call(key, params[0], params[1]);
-    case 3:
-      return call(key, params[0], params[1], params[2]);
-    case 4:
-      return call(key, params[0], params[1], params[2], params[3]);
-    default:
-      return call(key, ...params);
-  }
-}
-
 /** Sets a statement's mirror of its open iterator (Statement's static block). */
 let followIteration;
 
@@ -211,7 +190,7 @@ class Statement {
     if (!Statement.is(this)) throw illegalInvocation();
     const bind = params.length === 1 ? this.#binder(CallKind.WRITE, params[0]) : null;
     const changes = bind === null
-      ? withParams(native.facadeRun, this.#key, params)
+      ? native.facadeRun(this.#key, ...params)
       : bind(native.facadeRun, this.#key, params[0]);
     return { changes, lastInsertRowid: this.#mode < SAFE ? slots[LAST_ROWID] : slotBits[LAST_ROWID_BITS] };
   }
@@ -221,7 +200,7 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
     return rowResult(bind === null
-      ? withParams(native.facadeGet, this.#key, params)
+      ? native.facadeGet(this.#key, ...params)
       : bind(native.facadeGet, this.#key, params[0]));
   }
 
@@ -230,7 +209,7 @@ class Statement {
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
     return bind === null
-      ? withParams(native.facadeAll, this.#key, params)
+      ? native.facadeAll(this.#key, ...params)
       : bind(native.facadeAll, this.#key, params[0]);
   }
 
