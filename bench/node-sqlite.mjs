@@ -5,8 +5,9 @@
 //
 // What differs from better-sqlite3 and is bridged here: `undefined` binds as NULL (node:sqlite
 // refuses it), an array argument is spread, keys of a named row that the statement does not
-// use are ignored, `pluck()` returns the first column, `safeIntegers()` is
-// `setReadBigInts()`, and `transaction(fn)` is BEGIN/COMMIT with savepoints when nested.
+// use are ignored, `pluck()` returns the first column, `raw()` is `setReturnArrays()` (the
+// rows' values where a Node has no such method), `safeIntegers()` is `setReadBigInts()`,
+// and `transaction(fn)` is BEGIN/COMMIT with savepoints when nested.
 
 import { createRequire } from 'node:module';
 
@@ -43,6 +44,8 @@ function bindArgs(args) {
 class Statement {
   #stmt;
   #pluck = false;
+  /** `raw()` without node:sqlite's own arrays: each row's values. */
+  #rawByValues = false;
 
   constructor(stmt) {
     // better-sqlite3 ignores keys of a named row that the statement does not use.
@@ -52,6 +55,12 @@ class Statement {
 
   pluck(on = true) {
     this.#pluck = on;
+    return this;
+  }
+
+  raw(on = true) {
+    if (typeof this.#stmt.setReturnArrays === 'function') this.#stmt.setReturnArrays(on);
+    else this.#rawByValues = on;
     return this;
   }
 
@@ -67,6 +76,7 @@ class Statement {
 
   get(...args) {
     const row = this.#stmt.get(...bindArgs(args));
+    if (row !== undefined && this.#rawByValues) return Object.values(row);
     if (row === undefined || !this.#pluck) return row;
     for (const key in row) return row[key];
     return undefined;
@@ -74,6 +84,7 @@ class Statement {
 
   all(...args) {
     const rows = this.#stmt.all(...bindArgs(args));
+    if (this.#rawByValues) return rows.map((row) => Object.values(row));
     if (!this.#pluck) return rows;
     return rows.map((row) => {
       for (const key in row) return row[key];
