@@ -248,7 +248,7 @@ pub fn facade_bind(env: Env, db: u32, id: u32, params: JsVal) -> Result<()> {
 #[napi]
 pub fn facade_iter_start(env: Env, key: JsVal, params: JsVal) -> Result<()> {
     let js = Napi::new(env.raw());
-    let (key, _) = CallKey::split(js, &[key.raw()])?;
+    let key = CallKey::from_js(js, key.raw())?;
     let (id, mode) = (key.id, key.mode);
     with_handle(&env, key.db, |core| {
         let mut table = statements(core)?;

@@ -299,18 +299,18 @@ pub struct CallKey {
 }
 
 impl CallKey {
-    /// The key a number holds; None for anything else (not a number, not an integer,
-    /// out of range).
-    pub fn from_js(js: Napi, value: Raw) -> Option<CallKey> {
-        CallKey::from_number(js.number_value(value)?)
+    /// The key a JS value holds; an error for anything else (not a number, not an
+    /// integer, out of range).
+    pub fn from_js(js: Napi, value: Raw) -> Result<CallKey> {
+        js.number_value(value)
+            .and_then(CallKey::from_number)
+            .ok_or_else(|| Error::from_reason("a native statement call has a bad key"))
     }
 
     /// A variadic statement call's key, then the statement's parameters.
     pub fn split(js: Napi, args: &[Raw]) -> Result<(CallKey, &[Raw])> {
         match args.split_first() {
-            Some((&key, params)) => CallKey::from_js(js, key)
-                .map(|key| (key, params))
-                .ok_or_else(|| Error::from_reason("a native statement call has a bad key")),
+            Some((&key, params)) => Ok((CallKey::from_js(js, key)?, params)),
             None => Err(Error::from_reason("a native statement call lacks its key")),
         }
     }
