@@ -174,9 +174,14 @@ fn typed_array_element_size(ty: sys::napi_typedarray_type) -> Option<usize> {
 
 /// Whether `utf8` holds U+FFFD (`EF BF BD`). Found by its first byte, which memchr scans
 /// for many bytes at a time: a substring search pays a set-up per string, which short
-/// strings, the most common, cannot recoup.
+/// strings, the most common, cannot recoup. A short ASCII string (the usual key or name),
+/// which cannot hold it, is told by a word-wise check that has no set-up at all.
 fn has_replacement_character(utf8: &[u8]) -> bool {
     const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+    const SHORT: usize = 64;
+    if utf8.len() <= SHORT && utf8.is_ascii() {
+        return false;
+    }
     memchr::memchr_iter(REPLACEMENT[0], utf8).any(|at| utf8[at..].starts_with(REPLACEMENT))
 }
 
@@ -254,6 +259,19 @@ mod tests {
         assert!(!has_replacement_character(&[0x61, 0xEF, 0xBF]));
         assert!(!has_replacement_character("\u{FFFC}\u{FEFF}".as_bytes()));
         assert!(has_replacement_character("\u{FFFC}\u{FFFD}".as_bytes()));
+        // Short and long ASCII strings have none; a short or long one with it, at either end.
+        for len in [1, 7, 8, 61, 62, 63, 64, 65, 200] {
+            let ascii = "k".repeat(len);
+            assert!(!has_replacement_character(ascii.as_bytes()), "{len} ASCII bytes");
+            assert!(
+                has_replacement_character(format!("{ascii}\u{FFFD}").as_bytes()),
+                "{len} then U+FFFD"
+            );
+            assert!(
+                has_replacement_character(format!("\u{FFFD}{ascii}").as_bytes()),
+                "U+FFFD then {len}"
+            );
+        }
     }
 
     #[test]
