@@ -5,7 +5,8 @@
 // the read trials run first, and every write trial starts from tables cut to one row and
 // vacuumed. Each repetition measures every driver once (in a rotating order); a trial's
 // figure is the median time per call over the repetitions, and `ratio` is this package's
-// median over better-sqlite3's (lower is better; ≤ 1.00 is at least as fast).
+// median over better-sqlite3's (lower is better; ≤ 1.00 is at least as fast). The noise
+// is beside it: the lowest and highest of the repetitions' own ratios.
 //
 //   node bench/trials.mjs [--reps N] [--ms N] [--only select-all,large_blob] [--default] [--json out.json]
 //   node bench/all-nodes.mjs --bench trials --nodes 22,24,26 -- --reps 5
@@ -227,10 +228,15 @@ function main() {
     }
     const row = { trial: trialName(trial), ...Object.fromEntries(names.map((d) => [d, median(times[d])])) };
     row.ratio = row.triflux / row['better-sqlite3'];
+    // The noise: this package's time over better-sqlite3's within each repetition (the
+    // two ran one after the other), lowest and highest.
+    const perRep = times.triflux.map((t, rep) => t / times['better-sqlite3'][rep]);
+    row.ratioRange = [Math.min(...perRep), Math.max(...perRep)];
     if (row['node:sqlite'] !== undefined) row.vsNodeSqlite = row.triflux / row['node:sqlite'];
     results.push(row);
     const cells = names.map((d) => `${d} ${unit(row[d])}`).join(' | ');
-    console.log(`${row.trial.padEnd(34)} ${cells} | ratio ${row.ratio.toFixed(2)}` +
+    const range = row.ratioRange.map((r) => r.toFixed(2)).join('-');
+    console.log(`${row.trial.padEnd(34)} ${cells} | ratio ${row.ratio.toFixed(2)} (repetitions ${range})` +
       (row.vsNodeSqlite !== undefined ? ` | vs node:sqlite ${row.vsNodeSqlite.toFixed(2)}` : ''));
   }
   const worst = results.reduce((w, r) => (r.ratio > w.ratio ? r : w), results[0]);
