@@ -22,7 +22,7 @@ const {
   callKey,
   unpackStatement,
 } = require('../protocol.cjs');
-const { rowResult } = require('./rows.cjs');
+const { pluckedResult, rowResult } = require('./rows.cjs');
 const { namedBinder } = require('./binding.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
@@ -199,9 +199,10 @@ class Statement {
     if (!Statement.is(this)) throw illegalInvocation();
     if (!this.#reader) throw new TypeError('This statement does not return data. Use run() instead');
     const bind = params.length === 1 ? this.#binder(CallKind.READ, params[0]) : null;
-    return rowResult(bind === null
+    const out = bind === null
       ? native.facadeGet(this.#key, ...params)
-      : bind(native.facadeGet, this.#key, params[0]));
+      : bind(native.facadeGet, this.#key, params[0]);
+    return (this.#mode & BASE_MODE) === PLUCK ? pluckedResult(out) : rowResult(out);
   }
 
   all(...params) {
@@ -222,7 +223,7 @@ class Statement {
     if (bind === null) native.facadeIterStart(this.#key, params);
     else bind(iterStart, this.#key, params[0]);
     this.#follow(true);
-    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#key);
+    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#key, (this.#mode & BASE_MODE) === PLUCK);
   }
 
   bind(...params) {
@@ -293,15 +294,18 @@ class StatementIterator {
   #id;
   /** The statement's call key (`callKey`): its row mode and safe-integer bit with it. */
   #key;
+  /** Whether its rows are plucked (a statement's mode cannot change while it iterates). */
+  #plucks;
   /** Open: the Rust statement iterates for this iterator (src/engine/connection/busy.rs). */
   #alive = true;
 
-  constructor(token, statement, h, id, key) {
+  constructor(token, statement, h, id, key, plucks) {
     if (token !== kCreate) throw new TypeError('Disabled constructor');
     this.#statement = statement;
     this.#h = h;
     this.#id = id;
     this.#key = key;
+    this.#plucks = plucks;
     native.facadeIteratorTraits(this, statement);
   }
 
@@ -329,7 +333,7 @@ class StatementIterator {
       this.#end();
       return done();
     }
-    return { value: rowResult(out), done: false };
+    return { value: this.#plucks ? pluckedResult(out) : rowResult(out), done: false };
   }
 
   return() {
@@ -503,7 +507,7 @@ Object.assign(Database.prototype, {
     // better-sqlite3 runs it as a statement, which takes the database's safe-integer default.
     const out = native.facadePragma(n.handle, `PRAGMA ${source}`, simple, defaultSafeIntegers(n));
     // A simple pragma's value is a one-row result; the rows of any other are whole.
-    return simple ? rowResult(out) : out;
+    return simple ? pluckedResult(out) : out;
   },
 
   transaction(fn) {

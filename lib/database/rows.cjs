@@ -7,9 +7,11 @@
 //
 // - Many rows (`all()`, the store's reads): the native side calls `fill` with a chunk of
 //   rows' values as its arguments; it appends the rows to the result array.
-// - One row (`get()`, an iterator's `next()`, `pragma(…, { simple: true })`): a row of one
-//   value comes back as that value (a small BLOB as its ArrayBuffer) with its form in the
-//   ROW_FORM result slot (`rowResult` wraps it); a row of several values that are all
+// - One row (`get()`, an iterator's `next()`, `pragma(…, { simple: true })`): a plucked
+//   row comes back as its value, a small BLOB as its ArrayBuffer (`pluckedResult` wraps
+//   it), with no form written; in any other mode a row of one value comes back as that
+//   value (a small BLOB as its ArrayBuffer) with its form in the ROW_FORM result slot
+//   (`rowResult` wraps it); a row of several values that are all
 //   numbers (or all BigInts) but at most one comes back in the row lane, its form, lane
 //   and the place of the one other value (the call's result) coded in ROW_FORM
 //   (`rowResult` builds it); any other row of several values is made by its
@@ -325,6 +327,11 @@ function lanedRow(code, out) {
   return held === 0 ? lanedMaker(compiled, ROW, lane)() : lanedMaker(compiled, HELD, lane)(held - 1, out);
 }
 
+/** A plucked row's value (`undefined`: no row); the native side writes no form for it. */
+function pluckedResult(out) {
+  return out instanceof ArrayBuffer ? bufferOf(out) : out;
+}
+
 native.onLoad(() => {
   slots = native.resultSlots();
   bigintLane = new BigInt64Array(slots.buffer, slots.byteOffset + ROW_LANE * 8, ROW_LANE_MAX);
@@ -332,4 +339,4 @@ native.onLoad(() => {
   native.setRowFiller(fill, makerOf);
 });
 
-module.exports = { rowResult };
+module.exports = { rowResult, pluckedResult };

@@ -49,7 +49,6 @@ pub struct RowLayout {
     reprepares: i32,
     shape_of: *const RowShape,
     mode: RowMode,
-    pub kind: FormKind,
     /// The columns that give a row's values, in order, and what each is.
     pub values: Vec<(usize, Column)>,
     /// The JSON of a row in key order: the column holding it (if the statement has it)
@@ -62,28 +61,18 @@ impl RowLayout {
     /// Lays out a statement that has been stepped (its columns are current then).
     pub fn new(stmt: &RawStmt, shape: &RowShape, mode: RowMode) -> Self {
         let count = stmt.column_count();
-        let (kind, values, json, form) = match mode {
+        let (values, json, form) = match mode {
             RowMode::Pluck => {
                 let values = if count > 0 {
                     vec![(0, Column::Value)]
                 } else {
                     Vec::new()
                 };
-                (
-                    FormKind::Value,
-                    values,
-                    Vec::new(),
-                    FormText::new(FormKind::Value, 1, 0),
-                )
+                (values, Vec::new(), FormText::new(FormKind::Value, 1, 0))
             }
             RowMode::Raw => {
                 let values = (0..count).map(|i| (i, Column::Value)).collect();
-                (
-                    FormKind::Array,
-                    values,
-                    Vec::new(),
-                    FormText::new(FormKind::Array, count, 0),
-                )
+                (values, Vec::new(), FormText::new(FormKind::Array, count, 0))
             }
             RowMode::Expand => {
                 let mut form = FormText::new(FormKind::Expanded, count, 0);
@@ -92,7 +81,7 @@ impl RowLayout {
                     form.push_key(&stmt.column_meta(i, ColumnMeta::Name).unwrap_or_default());
                 }
                 let values = (0..count).map(|i| (i, Column::Value)).collect();
-                (FormKind::Expanded, values, Vec::new(), form)
+                (values, Vec::new(), form)
             }
             RowMode::Flat => return Self::object(stmt, shape),
         };
@@ -100,7 +89,6 @@ impl RowLayout {
             reprepares: stmt.reprepares(),
             shape_of: shape,
             mode,
-            kind,
             values,
             json,
             form: registered(form),
@@ -139,7 +127,6 @@ impl RowLayout {
             reprepares: stmt.reprepares(),
             shape_of: shape,
             mode: RowMode::Flat,
-            kind: FormKind::Object,
             values,
             json,
             form: registered(form),

@@ -5,14 +5,14 @@
 //! - `layout`: which columns a statement's rows take and how, and their form.
 //! - `forms`: the numbered forms the JS layer builds rows by (lib/database/rows.cjs).
 //! - `out`: handing rows to JS: many through the JS row filler a chunk at a time, one as
-//!   its lone value or through the filler.
+//!   its lone value or through the filler, a plucked one as its value alone.
 
 mod forms;
 mod layout;
 mod out;
 
 pub use layout::{RowLayout, RowShape, PLAIN};
-pub use out::{no_row, one_row, RowBatch};
+pub use out::{no_row, one_row, plucked, RowBatch};
 
 use rusqlite::{ffi, Connection};
 
@@ -101,8 +101,12 @@ pub fn first_row(
     }
 }
 
-/// The current row of a stepped statement, as [`one_row`] gives it.
+/// The current row of a stepped statement, as [`one_row`] gives it; a plucked one as
+/// [`plucked`] gives it, with no layout and no form (JS knows a plucked read by its mode).
 pub fn current_row(js: Napi, stmt: &RawStmt, memo: &mut Option<RowLayout>, read: Read<'_>) -> SResult<Raw> {
+    if read.mode == RowMode::Pluck {
+        return plucked(js, stmt, read.safe_integers);
+    }
     let layout = RowLayout::current(memo, stmt, read.shape, read.mode);
     one_row(js, stmt, layout, read.safe_integers)
 }

@@ -34,7 +34,6 @@ use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{JsRef, Napi, Raw, Scope};
 use crate::ffi::sqlite::RawStmt;
 
-use super::forms::FormKind;
 use super::layout::{value_truthy, Column, Form, RowLayout};
 use crate::engine::js::sql_value::{value_js, value_js_wrapped};
 
@@ -360,12 +359,23 @@ fn write_lane(values: &[(usize, i64)]) {
     });
 }
 
-/// The current row of a stepped statement for `get()` and iterators: the row itself, or
-/// a lone value whose form JS wraps it in, left in the ROW_FORM result slot (-1: none;
-/// a small BLOB is its ArrayBuffer then, with its form named).
+/// A plucked row of `get()`, an iterator or a simple pragma: its first column's value
+/// alone (a small BLOB as its ArrayBuffer, which JS wraps as its Buffer), as
+/// better-sqlite3 reads column 0 whatever the statement (null for a row of no columns).
+/// No form is written: JS knows a plucked read by its mode.
+pub fn plucked(js: Napi, stmt: &RawStmt, safe_integers: bool) -> SResult<Raw> {
+    if stmt.column_count() == 0 {
+        return js.null();
+    }
+    Ok(value_js_wrapped(js, stmt.column(0), safe_integers)?.0)
+}
+
+/// The current row of a stepped statement for `get()` and iterators, in any mode but
+/// pluck ([`plucked`]): the row itself, or a lone value whose form JS wraps it in, left in
+/// the ROW_FORM result slot (-1: none; a small BLOB is its ArrayBuffer then, with its
+/// form named).
 pub fn one_row(js: Napi, stmt: &RawStmt, layout: &RowLayout, safe_integers: bool) -> SResult<Raw> {
     let lone = match layout.values[..] {
-        [(i, column)] if layout.kind == FormKind::Value => Some((i, column, -1.0)),
         [(i, column)] => layout.single_value().map(|form| (i, column, f64::from(form))),
         _ => None,
     };
