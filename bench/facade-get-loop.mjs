@@ -3,15 +3,17 @@
 // table's timings are too noisy. The same statement runs on this package or on
 // better-sqlite3 built for the running Node: a one-column row (`one`, the default), the
 // six-column agents row of bench/cases.mjs `db.get6` (`six`), its three safe integers of
-// `db.get bigint` (`bigint`), the one-column row's value alone (`pluck`), or an agents row
-// of a TEXT and an INTEGER column as an array (`raw`); or an `all()` of 20 agents rows of
-// three INTEGER columns (`all-int`), of a REAL and an INTEGER column (`all-real`), or of
-// three safe integers as `db.all bigint` (`all-bigint`). The database is a file in WAL
-// mode, or with `memory` last an in-memory one, where little of SQLite's work hides the
-// call's own cost.
+// `db.get bigint` (`bigint`), the one-column row's value alone (`pluck`), `SELECT 1`
+// plucked with no parameter (`select1`: the call with the least of SQLite's work), or an
+// agents row of a TEXT and an INTEGER column as an array (`raw`); or an `all()` of 20
+// agents rows of three INTEGER columns (`all-int`), of a REAL and an INTEGER column
+// (`all-real`), or of three safe integers as `db.all bigint` (`all-bigint`). The database
+// is a file in WAL mode, or with `memory` last an in-memory one, where little of SQLite's
+// work hides the call's own cost. Node's start-up varies by millions of instructions from
+// run to run, so count many calls: 200,000 leave about 30 a call of it.
 //
-//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|pluck|raw|all-int|all-real|all-bigint] [file|memory]
-//   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 42000 six
+//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|pluck|select1|raw|all-int|all-real|all-bigint] [file|memory]
+//   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 202000 six (minus the same with 2000)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,7 @@ import { loadReference } from '../tools/reference.mjs';
 
 const [side = 'addon', callsArg = '10000', row = 'one', where = 'file'] = process.argv.slice(2);
 const calls = Number(callsArg);
-const ROW_NAMES = ['one', 'six', 'bigint', 'pluck', 'raw', 'all-int', 'all-real', 'all-bigint'];
+const ROW_NAMES = ['one', 'six', 'bigint', 'pluck', 'select1', 'raw', 'all-int', 'all-real', 'all-bigint'];
 if (
   !['addon', 'better-sqlite3'].includes(side) ||
   !Number.isInteger(calls) ||
@@ -51,6 +53,7 @@ const ROWS = {
   six: ['SELECT agent_id, cli, pid, status, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'status'],
   bigint: ['SELECT pid, last_seen_ms, lease_expires_ms FROM agents WHERE agent_id = ?', 'pid'],
   pluck: ['SELECT value FROM _meta WHERE key = ?', null],
+  select1: ['SELECT 1', null],
   raw: ['SELECT agent_id, pid FROM agents WHERE agent_id = ?', 1],
   'all-int': ['SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20', 'pid'],
   'all-real': ['SELECT pid / 3.0 AS share, pid FROM agents ORDER BY rowid LIMIT 20', 'pid'],
@@ -58,10 +61,10 @@ const ROWS = {
 };
 const stmt = db.prepare(ROWS[row][0]);
 if (row.endsWith('bigint')) stmt.safeIntegers();
-if (row === 'pluck') stmt.pluck();
+if (row === 'pluck' || row === 'select1') stmt.pluck();
 if (row === 'raw') stmt.raw();
 const field = ROWS[row][1];
-const get = field === null ? (i) => stmt.get(key(i)) : (i) => stmt.get(key(i))[field];
+const get = row === 'select1' ? () => stmt.get() : field === null ? (i) => stmt.get(key(i)) : (i) => stmt.get(key(i))[field];
 const read = row.startsWith('all-') ? (i) => stmt.all()[i % 20][field] : get;
 const size = (v) => (typeof v === 'bigint' ? Number(v & 0xffn) : typeof v === 'number' ? v & 0xff : v.length);
 
