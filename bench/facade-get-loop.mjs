@@ -64,7 +64,8 @@ if (row.endsWith('bigint')) stmt.safeIntegers();
 if (row === 'pluck' || row === 'select1') stmt.pluck();
 if (row === 'raw') stmt.raw();
 const field = ROWS[row][1];
-const get = row === 'select1' ? () => stmt.get() : field === null ? (i) => stmt.get(key(i)) : (i) => stmt.get(key(i))[field];
+const byKey = field === null ? (i) => stmt.get(key(i)) : (i) => stmt.get(key(i))[field];
+const get = row === 'select1' ? () => stmt.get() : byKey;
 const read = row.startsWith('all-') ? (i) => stmt.all()[i % 20][field] : get;
 const size = (v) => (typeof v === 'bigint' ? Number(v & 0xffn) : typeof v === 'number' ? v & 0xff : v.length);
 
