@@ -202,7 +202,7 @@ class Statement {
     const out = bind === null
       ? native.facadeGet(this.#key, ...params)
       : bind(native.facadeGet, this.#key, params[0]);
-    return (this.#mode & BASE_MODE) === PLUCK ? pluckedResult(out) : rowResult(out);
+    return this.#plucks() ? pluckedResult(out) : rowResult(out);
   }
 
   all(...params) {
@@ -223,7 +223,7 @@ class Statement {
     if (bind === null) native.facadeIterStart(this.#key, params);
     else bind(iterStart, this.#key, params[0]);
     this.#follow(true);
-    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#key, (this.#mode & BASE_MODE) === PLUCK);
+    return new StatementIterator(kCreate, this, this.#h, this.#id, this.#key, this.#plucks());
   }
 
   bind(...params) {
@@ -272,6 +272,11 @@ class Statement {
     const current = this.#mode & BASE_MODE;
     this.#setModeBits((use ? mode : current === mode ? FLAT : current) | (this.#mode & SAFE));
     return this;
+  }
+
+  /** Whether its rows are plucked: they cross as their value alone, with no form. */
+  #plucks() {
+    return (this.#mode & BASE_MODE) === PLUCK;
   }
 
   #setModeBits(mode) {

@@ -8,7 +8,7 @@
 // - Many rows (`all()`, the store's reads): the native side calls `fill` with a chunk of
 //   rows' values as its arguments; it appends the rows to the result array.
 // - One row (`get()`, an iterator's `next()`, `pragma(…, { simple: true })`): a plucked
-//   row comes back as its value, a small BLOB as its ArrayBuffer (`pluckedResult` wraps
+//   row comes back as its value, a small BLOB as its ArrayBuffer (`loneValue` wraps
 //   it), with no form written; in any other mode a row of one value comes back as that
 //   value (a small BLOB as its ArrayBuffer) with its form in the ROW_FORM result slot
 //   (`rowResult` wraps it); a row of several values that are all
@@ -312,7 +312,7 @@ function rowResult(out) {
   // Unreadable once someone transferred the slots' ArrayBuffer away (Node 22 and later
   // let JS detach it): the row's form is lost with it.
   if (form === undefined) detached();
-  return formOf(form).one(out instanceof ArrayBuffer ? bufferOf(out) : out);
+  return formOf(form).one(loneValue(out));
 }
 
 /**
@@ -327,8 +327,12 @@ function lanedRow(code, out) {
   return held === 0 ? lanedMaker(compiled, ROW, lane)() : lanedMaker(compiled, HELD, lane)(held - 1, out);
 }
 
-/** A plucked row's value (`undefined`: no row); the native side writes no form for it. */
-function pluckedResult(out) {
+/**
+ * A lone value as it crossed, a small BLOB's ArrayBuffer wrapped as its Buffer: what a
+ * form's `one` is given, and a plucked row's result (`undefined`: no row), for which the
+ * native side writes no form.
+ */
+function loneValue(out) {
   return out instanceof ArrayBuffer ? bufferOf(out) : out;
 }
 
@@ -339,4 +343,4 @@ native.onLoad(() => {
   native.setRowFiller(fill, makerOf);
 });
 
-module.exports = { rowResult, pluckedResult };
+module.exports = { rowResult, pluckedResult: loneValue };
