@@ -204,10 +204,13 @@ fn call_with_frame(
 ) -> SResult<Framed> {
     let mut argv = [values.null; FEW];
     for (i, (slot, arg)) in argv.iter_mut().zip(args).enumerate() {
-        let value = arg.get();
-        *slot = match framed_number(frame, values, slot::CALL_ARGS + i, value, safe_ints) {
-            Some(marker) => marker,
-            None => value_js_wrapped(js, value, safe_ints)?.0,
+        *slot = match arg.get() {
+            // TEXT to its string at once: the usual argument that is not a number.
+            ValueRef::Text(text) => js.text(text)?,
+            value => match framed_number(frame, values, slot::CALL_ARGS + i, value, safe_ints) {
+                Some(marker) => marker,
+                None => value_js_wrapped(js, value, safe_ints)?.0,
+            },
         };
     }
     let value = js.call(values.func, values.undefined, &argv[..args.len()])?;

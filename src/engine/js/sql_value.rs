@@ -39,6 +39,8 @@ pub fn value_js(js: Napi, v: ValueRef<'_>, safe_integers: bool) -> SResult<Raw> 
 #[inline]
 pub fn value_js_wrapped(js: Napi, v: ValueRef<'_>, safe_integers: bool) -> SResult<(Raw, bool)> {
     match v {
+        // TEXT straight to its string: the common argument and column skips a second match.
+        ValueRef::Text(t) => Ok((js.text(t)?, false)),
         ValueRef::Blob(b) if b.len() <= WRAPPED_BLOB_MAX => Ok((js.arraybuffer_copy(b)?, true)),
         _ => Ok((value_js(js, v, safe_integers)?, false)),
     }

@@ -205,6 +205,7 @@ impl Napi {
     /// A string from SQLite's text bytes, decoded as V8 decodes UTF-8 (invalid sequences
     /// become U+FFFD). ASCII text is handed over as Latin-1, which V8 copies without
     /// decoding. Text longer than a JS string can be is a RangeError, as in JS.
+    #[inline]
     pub fn text(self, bytes: &[u8]) -> SResult<Raw> {
         let ptr = crate::ffi::bytes_ptr(bytes).cast();
         let made = if bytes.is_ascii() {
