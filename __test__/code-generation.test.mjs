@@ -1,6 +1,7 @@
 // The glue writes small functions at run time (a row's object literal per shape, a named
-// statement's reads per statement). Under --disallow-code-generation-from-strings it
-// builds the same rows and binds the same values without them.
+// statement's reads per statement, a user function's trampoline). Under
+// --disallow-code-generation-from-strings it builds the same rows, binds the same values
+// and calls the same functions without them.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -37,6 +38,13 @@ out.push(db.prepare('SELECT 1 AS "__proto__", 2.5 AS "a b"').get());
 // Lone rows of numbers and one other value, held apart (the call's result).
 out.push(db.prepare("SELECT 1 AS a, 'x' AS b, 2.5 AS c").get(), db.prepare('SELECT NULL AS a, 2 AS b').raw().get());
 out.push(db.prepare('SELECT char(112) AS "__proto__", 2.5 AS "a b"').get());
+// User functions of each argument count, whose trampolines are compiled per function.
+db.function('f0', () => 'zero');
+db.function('f1', (a) => a * 2);
+db.function('f2', (a, b) => \`\${a}-\${b}\`);
+db.function('f3', (a, b, c) => [a, b, c].join('|'));
+db.function('fv', { varargs: true }, (...xs) => xs.length);
+out.push(db.prepare("SELECT f0() AS a, f1(21) AS b, f2('x', 2.5) AS c, f3(1, 'y', NULL) AS d, fv(1, 2, 3, 4, 5) AS e").get());
 s.close();
 // Times and generated ids differ between runs: keep keys, types and the rest of the values.
 const varying = /_ms$|^(id|lease_id|trace_id|correlation_id|db_path)$/;
@@ -50,13 +58,13 @@ function run(dir, name, flags) {
   return child.stdout;
 }
 
-test('rows and bound values are the same without run-time code generation', (t) => {
+test('rows, bound values and user functions are the same without run-time code generation', (t) => {
   const dir = tempDir(t);
   const generated = run(dir, 'a.db', []);
   const without = run(dir, 'b.db', ['--disallow-code-generation-from-strings']);
   assert.equal(without, generated);
   // The script really reached every call (a row per line, none of them empty).
-  assert.equal(generated.trim().split('\n').length, 17);
+  assert.equal(generated.trim().split('\n').length, 18);
   assert.match(generated, /"agent_id":"a1"/);
   // better-sqlite3 defines a `__proto__` column as an own property on Node 22+ and
   // assigns it (Object.prototype's setter drops a string) on older Nodes.
@@ -65,7 +73,8 @@ test('rows and bound values are the same without run-time code generation', (t) 
   const laned = Number(process.versions.modules) >= 127 ? '{"__proto__":1,"a b":2.5}' : '{"a b":2.5}';
   const held = Number(process.versions.modules) >= 127 ? '{"__proto__":"p","a b":2.5}' : '{"a b":2.5}';
   assert.ok(
-    generated.endsWith(`\n{"a":1,"b":2.5}\n[1,2.5]\n"a,1,b,2"\n${laned}\n{"a":1,"b":"x","c":2.5}\n[null,2]\n${held}\n`),
+    generated.endsWith(`\n{"a":1,"b":2.5}\n[1,2.5]\n"a,1,b,2"\n${laned}\n{"a":1,"b":"x","c":2.5}\n[null,2]\n${held}\n` +
+      '{"a":"zero","b":42,"c":"x-2.5","d":"1|y|","e":5}\n'),
     generated,
   );
 });

@@ -19,6 +19,7 @@
 // value call, whose result `deliver` gives as its own.
 
 const native = require('../native.cjs');
+const { CAN_GENERATE } = require('./codegen.cjs');
 const {
   CALL_SHARED,
   CALL_RESULT_TYPE,
@@ -173,9 +174,26 @@ function deliver(r0, r1, r2, r3) {
   return r;
 }
 
+/**
+ * The usual trampolines' code, compiled once per registered function where code generation
+ * works. V8 keeps one record of the types and targets seen for all closures made at one
+ * place in the source: a trampoline written once here would call every registered function
+ * from one call site, too varied to inline any of them, and see every one's argument types.
+ */
+const SCALAR_SOURCES = [
+  'return () => done(fn());',
+  'return (a) => done(fn(arg(a, 0)));',
+  'return (a, b) => done(fn(arg(a, 0), arg(b, 1)));',
+  'return (a, b, c) => done(fn(arg(a, 0), arg(b, 1), arg(c, 2)));',
+];
+
 /** The trampoline of `db.function()`'s `fn`, for `argc` arguments (-1: varargs). */
 function scalarTrampoline(fn, argc) {
   const { arg, done } = decoders();
+  if (CAN_GENERATE && argc >= 0 && argc < SCALAR_SOURCES.length) {
+    return new Function('fn', 'arg', 'done', SCALAR_SOURCES[argc])(fn, arg, done);
+  }
+  // The same trampolines as closures.
   switch (argc) {
     case 0:
       return () => done(fn());

@@ -29,6 +29,7 @@
 //   number or BigInt made through Node-API).
 
 const native = require('../native.cjs');
+const { CAN_GENERATE } = require('./codegen.cjs');
 const {
   FORM_OBJECT: OBJECT,
   FORM_ARRAY: ARRAY,
@@ -63,14 +64,6 @@ let numberLane = null;
  */
 const ROWS_BY_ASSIGNMENT = Number(process.versions.modules) < 127;
 
-/** Whether `new Function` works here (not under --disallow-code-generation-from-strings). */
-const CAN_GENERATE = (() => {
-  try {
-    return new Function('return true')();
-  } catch {
-    return false;
-  }
-})();
 
 /** A key as an object literal's property name (`__proto__` computed, so it is an own property). */
 const literalKey = (key) => (key === '__proto__' ? '["__proto__"]' : JSON.stringify(key));
