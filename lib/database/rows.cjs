@@ -64,7 +64,6 @@ let numberLane = null;
  */
 const ROWS_BY_ASSIGNMENT = Number(process.versions.modules) < 127;
 
-
 /** A key as an object literal's property name (`__proto__` computed, so it is an own property). */
 const literalKey = (key) => (key === '__proto__' ? '["__proto__"]' : JSON.stringify(key));
 
