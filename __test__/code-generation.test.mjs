@@ -43,8 +43,9 @@ db.function('f0', () => 'zero');
 db.function('f1', (a) => a * 2);
 db.function('f2', (a, b) => \`\${a}-\${b}\`);
 db.function('f3', (a, b, c) => [a, b, c].join('|'));
-db.function('fv', { varargs: true }, (...xs) => xs.length);
-out.push(db.prepare("SELECT f0() AS a, f1(21) AS b, f2('x', 2.5) AS c, f3(1, 'y', NULL) AS d, fv(1, 2, 3, 4, 5) AS e").get());
+db.function('f4', (a, b, c, d) => a - b + c * d);
+db.function('fv', { varargs: true }, (...xs) => xs.join('+'));
+out.push(db.prepare("SELECT f0() AS a, f1(21) AS b, f2('x', 2.5) AS c, f3(1, 'y', NULL) AS d, f4(10, 4, 3, 2) AS e, fv(1, 'z', 3.5) AS f").get());
 s.close();
 // Times and generated ids differ between runs: keep keys, types and the rest of the values.
 const varying = /_ms$|^(id|lease_id|trace_id|correlation_id|db_path)$/;
@@ -74,7 +75,7 @@ test('rows, bound values and user functions are the same without run-time code g
   const held = Number(process.versions.modules) >= 127 ? '{"__proto__":"p","a b":2.5}' : '{"a b":2.5}';
   assert.ok(
     generated.endsWith(`\n{"a":1,"b":2.5}\n[1,2.5]\n"a,1,b,2"\n${laned}\n{"a":1,"b":"x","c":2.5}\n[null,2]\n${held}\n` +
-      '{"a":"zero","b":42,"c":"x-2.5","d":"1|y|","e":5}\n'),
+      '{"a":"zero","b":42,"c":"x-2.5","d":"1|y|","e":12,"f":"1+z+3.5"}\n'),
     generated,
   );
 });

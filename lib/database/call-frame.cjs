@@ -175,23 +175,29 @@ function deliver(r0, r1, r2, r3) {
 }
 
 /**
- * The usual trampolines' code, compiled once per registered function where code generation
- * works. V8 keeps one record of the types and targets seen for all closures made at one
- * place in the source: a trampoline written once here would call every registered function
- * from one call site, too varied to inline any of them, and see every one's argument types.
+ * The trampolines' code (for 0-3 arguments, then any number), compiled once per registered
+ * function where code generation works. V8 keeps one record of the types and targets seen
+ * for all closures made at one place in the source: a trampoline written once here would
+ * call every registered function from one call site, too varied to inline any of them, and
+ * see every one's argument types.
  */
 const SCALAR_SOURCES = [
   'return () => done(fn());',
   'return (a) => done(fn(arg(a, 0)));',
   'return (a, b) => done(fn(arg(a, 0), arg(b, 1)));',
   'return (a, b, c) => done(fn(arg(a, 0), arg(b, 1), arg(c, 2)));',
+  `return (...args) => {
+    for (let i = 0; i < args.length; i++) args[i] = arg(args[i], i);
+    return done(Reflect.apply(fn, undefined, args));
+  };`,
 ];
 
 /** The trampoline of `db.function()`'s `fn`, for `argc` arguments (-1: varargs). */
 function scalarTrampoline(fn, argc) {
   const { arg, done } = decoders();
-  if (CAN_GENERATE && argc >= 0 && argc < SCALAR_SOURCES.length) {
-    return new Function('fn', 'arg', 'done', SCALAR_SOURCES[argc])(fn, arg, done);
+  if (CAN_GENERATE) {
+    const source = SCALAR_SOURCES[argc >= 0 && argc < 4 ? argc : 4];
+    return new Function('fn', 'arg', 'done', source)(fn, arg, done);
   }
   // The same trampolines as closures.
   switch (argc) {
