@@ -191,12 +191,14 @@ const SCALAR_SOURCES = [
     return done(Reflect.apply(fn, undefined, args));
   };`,
 ];
+/** Where in SCALAR_SOURCES the trampoline for any number of arguments is. */
+const VARIADIC = SCALAR_SOURCES.length - 1;
 
 /** The trampoline of `db.function()`'s `fn`, for `argc` arguments (-1: varargs). */
 function scalarTrampoline(fn, argc) {
   const { arg, done } = decoders();
   if (CAN_GENERATE) {
-    const source = SCALAR_SOURCES[argc >= 0 && argc < 4 ? argc : 4];
+    const source = SCALAR_SOURCES[argc >= 0 && argc < VARIADIC ? argc : VARIADIC];
     return new Function('fn', 'arg', 'done', source)(fn, arg, done);
   }
   // The same trampolines as closures.

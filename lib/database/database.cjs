@@ -22,7 +22,7 @@ const {
   callKey,
   unpackStatement,
 } = require('../protocol.cjs');
-const { pluckedResult, rowResult } = require('./rows.cjs');
+const { loneValue, rowResult } = require('./rows.cjs');
 const { namedBinder } = require('./binding.cjs');
 // The checks, their order and their messages are better-sqlite3's (lib/*.js and the
 // C++ Statement/Database classes); statements stay prepared in Rust, addressed by id.
@@ -202,7 +202,7 @@ class Statement {
     const out = bind === null
       ? native.facadeGet(this.#key, ...params)
       : bind(native.facadeGet, this.#key, params[0]);
-    return this.#plucks() ? pluckedResult(out) : rowResult(out);
+    return this.#plucks() ? loneValue(out) : rowResult(out);
   }
 
   all(...params) {
@@ -338,7 +338,7 @@ class StatementIterator {
       this.#end();
       return done();
     }
-    return { value: this.#plucks ? pluckedResult(out) : rowResult(out), done: false };
+    return { value: this.#plucks ? loneValue(out) : rowResult(out), done: false };
   }
 
   return() {
@@ -512,7 +512,7 @@ Object.assign(Database.prototype, {
     // better-sqlite3 runs it as a statement, which takes the database's safe-integer default.
     const out = native.facadePragma(n.handle, `PRAGMA ${source}`, simple, defaultSafeIntegers(n));
     // A simple pragma's value is a one-row result; the rows of any other are whole.
-    return simple ? pluckedResult(out) : out;
+    return simple ? loneValue(out) : out;
   },
 
   transaction(fn) {

@@ -335,4 +335,4 @@ native.onLoad(() => {
   native.setRowFiller(fill, makerOf);
 });
 
-module.exports = { rowResult, pluckedResult: loneValue };
+module.exports = { rowResult, loneValue };
