@@ -46,6 +46,16 @@ db.function('f3', (a, b, c) => [a, b, c].join('|'));
 db.function('f4', (a, b, c, d) => a - b + c * d);
 db.function('fv', { varargs: true }, (...xs) => xs.join('+'));
 out.push(db.prepare("SELECT f0() AS a, f1(21) AS b, f2('x', 2.5) AS c, f3(1, 'y', NULL) AS d, f4(10, 4, 3, 2) AS e, fv(1, 'z', 3.5) AS f").get());
+// Aggregates of each argument count, a window one among them, whose trampolines and
+// delivery are compiled per aggregate.
+db.aggregate('g0', { start: () => [], step: (acc) => { acc.push('n'); } , result: (acc) => acc.join('') });
+db.aggregate('g1', { start: 0, step: (t, x) => t + x });
+db.aggregate('g2', { start: '', step: (t, x, y) => t + x + y + ';' });
+db.aggregate('gv', { varargs: true, start: 1, step: (t, ...xs) => t * xs.length });
+db.aggregate('gw', { start: 0, step: (t, x) => t + x, inverse: (t, x) => t - x, result: (t) => t * 10 });
+db.exec('CREATE TABLE n (x); INSERT INTO n VALUES (1), (2), (3), (4)');
+out.push(db.prepare("SELECT g0() AS a, g1(x) AS b, g2(x, 'k') AS c, gv(x, x, 'q') AS d FROM n").get());
+out.push(db.prepare('SELECT gw(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS w FROM n').pluck().all());
 s.close();
 // Times and generated ids differ between runs: keep keys, types and the rest of the values.
 const varying = /_ms$|^(id|lease_id|trace_id|correlation_id|db_path)$/;
@@ -65,7 +75,7 @@ test('rows, bound values and user functions are the same without run-time code g
   const without = run(dir, 'b.db', ['--disallow-code-generation-from-strings']);
   assert.equal(without, generated);
   // The script really reached every call (a row per line, none of them empty).
-  assert.equal(generated.trim().split('\n').length, 18);
+  assert.equal(generated.trim().split('\n').length, 20);
   assert.match(generated, /"agent_id":"a1"/);
   // better-sqlite3 defines a `__proto__` column as an own property on Node 22+ and
   // assigns it (Object.prototype's setter drops a string) on older Nodes.
@@ -75,7 +85,27 @@ test('rows, bound values and user functions are the same without run-time code g
   const held = Number(process.versions.modules) >= 127 ? '{"__proto__":"p","a b":2.5}' : '{"a b":2.5}';
   assert.ok(
     generated.endsWith(`\n{"a":1,"b":2.5}\n[1,2.5]\n"a,1,b,2"\n${laned}\n{"a":1,"b":"x","c":2.5}\n[null,2]\n${held}\n` +
-      '{"a":"zero","b":42,"c":"x-2.5","d":"1|y|","e":12,"f":"1+z+3.5"}\n'),
+      '{"a":"zero","b":42,"c":"x-2.5","d":"1|y|","e":12,"f":"1+z+3.5"}\n' +
+      '{"a":"nnnn","b":10,"c":"1k;2k;3k;4k;","d":81}\n[10,30,50,70]\n'),
     generated,
   );
+});
+
+test('each user function and aggregate runs from trampolines compiled for it alone', () => {
+  const Database = require('../better-sqlite3.cjs');
+  const db = new Database(':memory:');
+  const thrown = (sql) => assert.throws(() => db.prepare(sql).all(), (error) => {
+    // A copy's frames name the eval that made them; the shared factory's name its file.
+    assert.match(error.stack, /eval at callCompiledApart/);
+    return true;
+  });
+  db.function('boom', (x) => { throw new Error(String(x)); });
+  db.aggregate('stepBoom', { start: 0, step: (t, x) => { throw new Error(String(x)); } });
+  db.aggregate('inverseBoom', { start: 0, step: (t, x) => t + x, inverse: () => { throw new Error('inverse'); } });
+  db.aggregate('resultBoom', { start: 0, step: (t, x) => t + x, result: () => { throw new Error('result'); } });
+  thrown('SELECT boom(1)');
+  thrown('SELECT stepBoom(x) FROM (SELECT 1 AS x)');
+  thrown('SELECT inverseBoom(x) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3)');
+  thrown('SELECT resultBoom(x) FROM (SELECT 1 AS x)');
+  db.close();
 });

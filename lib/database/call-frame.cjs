@@ -17,9 +17,13 @@
 // side writes them to the queue in the same slots and `deliver` runs them in order, each
 // through its registration's `run`, before any other callback runs; the last may be a
 // value call, whose result `deliver` gives as its own.
+//
+// Every registration's trampolines and `deliver` come from a copy of their factory compiled
+// for it (`callCompiledApart`), so that V8 records each user function's calls apart; the
+// factories therefore refer to nothing but their parameters.
 
 const native = require('../native.cjs');
-const { CAN_GENERATE } = require('./codegen.cjs');
+const { callCompiledApart } = require('./codegen.cjs');
 const {
   CALL_SHARED,
   CALL_RESULT_TYPE,
@@ -133,75 +137,84 @@ function queuedArg(at, t) {
   return t === INT64 ? B[at] : null;
 }
 
+/** What a delivery reads beside the frame. */
+const DELIVERY_CONSTANTS = Object.freeze({
+  QUEUE_LEN,
+  QUEUE,
+  HEADER,
+  ARGC_SHIFT,
+  KIND_SHIFT,
+  KIND_MASK,
+  VALUE,
+  NEW,
+  DROP,
+  CALL_RESULT_TYPE,
+  RESULT_OTHER,
+});
+
+/**
+ * An aggregate registration's `deliver`: the queue is delivered by the `deliver` of the
+ * registration whose call comes first in it, so that V8 sees the calls of one delivery loop
+ * go to few runners.
+ */
+function deliverer() {
+  return callCompiledApart(makeDeliver, DELIVERY_CONSTANTS, frameViews());
+}
+
 /**
  * Runs the queued calls in order, `runners` being the registrations' `run` functions the
  * queue's entries number; gives the result of the last call (a value call's, else
  * undefined). A throw leaves the calls after it undone. An entry is four 32-bit words
  * (the runner's index, the group's number, flags | kind << KIND_SHIFT | argc << ARGC_SHIFT, the arguments'
  * types), then its arguments, a slot each; `run(word, id, at, types)` is given the slot
- * of the first.
+ * of the first. Refers to its parameters alone (see `callCompiledApart`).
  */
-function deliver(r0, r1, r2, r3) {
-  const i32 = I32;
-  const n = i32[2 * QUEUE_LEN];
-  // A value call that gives no number leaves none from an earlier callback.
-  F[CALL_RESULT_TYPE] = RESULT_OTHER;
-  let p = 2 * QUEUE;
-  let r;
-  let k = 0;
-  try {
-    for (; k < n; k++) {
-      const which = i32[p];
-      const word = i32[p + 2];
-      const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
-      r = run(word, i32[p + 1], (p >>> 1) + HEADER, i32[p + 3]);
-      p += 2 * (HEADER + (word >>> ARGC_SHIFT));
+function makeDeliver(constants, views) {
+  const {
+    QUEUE_LEN, QUEUE, HEADER, ARGC_SHIFT, KIND_SHIFT, KIND_MASK, VALUE, NEW, DROP, CALL_RESULT_TYPE, RESULT_OTHER,
+  } = constants;
+  const { f, i32 } = views;
+  return function deliver(r0, r1, r2, r3) {
+    const n = i32[2 * QUEUE_LEN];
+    // A value call that gives no number leaves none from an earlier callback.
+    f[CALL_RESULT_TYPE] = RESULT_OTHER;
+    let p = 2 * QUEUE;
+    let r;
+    let k = 0;
+    try {
+      for (; k < n; k++) {
+        const which = i32[p];
+        const word = i32[p + 2];
+        const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
+        r = run(word, i32[p + 1], (p >>> 1) + HEADER, i32[p + 3]);
+        p += 2 * (HEADER + (word >>> ARGC_SHIFT));
+      }
+    } catch (error) {
+      // Which call threw, for the native side. Its group keeps no value (a value call
+      // dropped its own), and the groups the calls left undone would have begun never
+      // existed.
+      i32[2 * QUEUE_LEN] = k;
+      for (let threw = true; k < n; k++, threw = false) {
+        const which = i32[p];
+        const word = i32[p + 2];
+        const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
+        if (threw ? ((word >>> KIND_SHIFT) & KIND_MASK) !== VALUE : (word & NEW) !== 0) run(DROP << KIND_SHIFT, i32[p + 1], 0, 0);
+        p += 2 * (HEADER + (word >>> ARGC_SHIFT));
+      }
+      throw error;
     }
-  } catch (error) {
-    // Which call threw, for the native side. Its group keeps no value (a value call
-    // dropped its own), and the groups the calls left undone would have begun never
-    // existed.
-    i32[2 * QUEUE_LEN] = k;
-    for (let threw = true; k < n; k++, threw = false) {
-      const which = i32[p];
-      const word = i32[p + 2];
-      const run = which === 0 ? r0 : which === 1 ? r1 : which === 2 ? r2 : r3;
-      if (threw ? ((word >>> KIND_SHIFT) & KIND_MASK) !== VALUE : (word & NEW) !== 0) run(DROP << KIND_SHIFT, i32[p + 1], 0, 0);
-      p += 2 * (HEADER + (word >>> ARGC_SHIFT));
-    }
-    throw error;
-  }
-  return r;
+    return r;
+  };
 }
-
-/**
- * The trampolines' code (for 0-3 arguments, then any number), compiled once per registered
- * function where code generation works. V8 keeps one record of the types and targets seen
- * for all closures made at one place in the source: a trampoline written once here would
- * call every registered function from one call site, too varied to inline any of them, and
- * see every one's argument types.
- */
-const SCALAR_SOURCES = [
-  'return () => done(fn());',
-  'return (a) => done(fn(arg(a, 0)));',
-  'return (a, b) => done(fn(arg(a, 0), arg(b, 1)));',
-  'return (a, b, c) => done(fn(arg(a, 0), arg(b, 1), arg(c, 2)));',
-  `return (...args) => {
-    for (let i = 0; i < args.length; i++) args[i] = arg(args[i], i);
-    return done(Reflect.apply(fn, undefined, args));
-  };`,
-];
-/** Where in SCALAR_SOURCES the trampoline for any number of arguments is. */
-const VARIADIC = SCALAR_SOURCES.length - 1;
 
 /** The trampoline of `db.function()`'s `fn`, for `argc` arguments (-1: varargs). */
 function scalarTrampoline(fn, argc) {
   const { arg, done } = decoders();
-  if (CAN_GENERATE) {
-    const source = SCALAR_SOURCES[argc >= 0 && argc < VARIADIC ? argc : VARIADIC];
-    return new Function('fn', 'arg', 'done', source)(fn, arg, done);
-  }
-  // The same trampolines as closures.
+  return callCompiledApart(makeScalarTrampoline, fn, argc, arg, done);
+}
+
+/** A scalar function's trampoline; refers to its parameters alone (see `callCompiledApart`). */
+function makeScalarTrampoline(fn, argc, arg, done) {
   switch (argc) {
     case 0:
       return () => done(fn());
@@ -219,15 +232,44 @@ function scalarTrampoline(fn, argc) {
   }
 }
 
+/** What an aggregate's trampolines read beside their registration's own callbacks. */
+const AGGREGATE_CONSTANTS = Object.freeze({
+  queuedArg,
+  DROPPED,
+  DROP,
+  NEW,
+  FINAL,
+  RELEASE,
+  INVERSE,
+  CALL_STATE,
+  CALL_FLAGS,
+  KIND_SHIFT,
+  KIND_MASK,
+  FLAGS_MASK,
+  ARGC_SHIFT,
+  TYPE_BITS,
+  TYPE_MASK,
+});
+
 /**
- * The trampolines of `db.aggregate()`: `[step, inverse or null, value]`. `step` and
+ * The trampolines of `db.aggregate()`: `[step, inverse or null, value, run]`. `step` and
  * `inverse` call the user's with the group's running value first and keep what it
  * returns (undefined keeps the value); `value` returns `result(value)` (or the value),
- * dropping the group's value after its final call. A throw drops the value too: the
- * native side then ends the group.
+ * dropping the group's value after its final call; `run` makes a queued call (see
+ * `deliver`). A throw drops the value too: the native side then ends the group.
  */
 function aggregateTrampolines(start, step, inverse, result, argc) {
-  const { arg, done, int, publish } = decoders();
+  const decoded = decoders();
+  return callCompiledApart(makeAggregateTrampolines, AGGREGATE_CONSTANTS, decoded, start, step, inverse, result, argc);
+}
+
+/** [`aggregateTrampolines`]; refers to its parameters alone (see `callCompiledApart`). */
+function makeAggregateTrampolines(constants, decoded, start, step, inverse, result, argc) {
+  const { arg, done, int, publish } = decoded;
+  const {
+    queuedArg, DROPPED, DROP, NEW, FINAL, RELEASE, INVERSE, CALL_STATE, CALL_FLAGS,
+    KIND_SHIFT, KIND_MASK, FLAGS_MASK, ARGC_SHIFT, TYPE_BITS, TYPE_MASK,
+  } = constants;
   const states = [];
   const first = typeof start === 'function' ? () => start() : () => start;
   // Without `result`, the native side reads a number running value from the frame after
@@ -390,4 +432,4 @@ function aggregateTrampolines(start, step, inverse, result, argc) {
   return [advance(step), inverse === null ? null : advance(inverse), value, run];
 }
 
-module.exports = { scalarTrampoline, aggregateTrampolines, deliver };
+module.exports = { scalarTrampoline, aggregateTrampolines, deliverer };

@@ -5,7 +5,7 @@
 // thread; a callback that throws makes that statement call throw the same value.
 
 const native = require('../native.cjs');
-const { aggregateTrampolines, deliver, scalarTrampoline } = require('./call-frame.cjs');
+const { aggregateTrampolines, deliverer, scalarTrampoline } = require('./call-frame.cjs');
 const { defaultSafeIntegers } = require('./connection-state.cjs');
 
 const { hasOwnProperty } = Object.prototype;
@@ -96,7 +96,7 @@ function registerAggregate(db, n, name, options) {
   }
   const [stepCall, inverseCall, valueCall, run] = aggregateTrampolines(start, step, inverse, result, argCount);
   native.facadeAggregate(
-    n.handle, stepCall, inverseCall, valueCall, run, deliver, result !== null, name, argCount,
+    n.handle, stepCall, inverseCall, valueCall, run, deliverer(), result !== null, name, argCount,
     resolveSafeIntegers(n, safeIntegers), deterministic, directOnly,
   );
 }

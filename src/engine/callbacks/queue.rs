@@ -28,8 +28,9 @@ use crate::error::{SResult, StoreError};
 use crate::ffi::napi::{JsRef, Napi, Raw, ResultSlots};
 use crate::ffi::sqlite::create_function::SqlValue;
 
-/// One aggregate registration's entry points for the queue: the thread's `deliver`
-/// function and the registration's `run(word, id, at, types)` (call-frame.cjs).
+/// One aggregate registration's entry points for the queue: its `deliver` function (a
+/// delivery runs the first queued call's) and its `run(word, id, at, types)`
+/// (call-frame.cjs).
 pub struct Runner {
     deliver: JsRef,
     run: JsRef,
