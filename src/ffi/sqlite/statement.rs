@@ -129,6 +129,10 @@ impl RawStmt {
     }
 
     pub fn clear_bindings(&mut self) {
+        // A statement of no parameters has none to clear (SQLite would only take its mutex).
+        if self.parameter_count() == 0 {
+            return;
+        }
         // SAFETY: as above; sqlite3_clear_bindings always returns SQLITE_OK.
         unsafe { ffi::sqlite3_clear_bindings(self.handle) };
         // Every parameter is NULL now: no kept text is read any more.
