@@ -62,7 +62,8 @@ const bufferOf = Buffer.from;
 const DROPPED = Object.freeze({});
 
 let views = null;
-// The same views, for the queue's delivery (made before any aggregate is registered).
+// The same views, for a queued call's arguments (`queuedArg`; made before any aggregate is
+// registered).
 let F = null;
 let I32 = null;
 let B = null;
