@@ -62,11 +62,6 @@ const bufferOf = Buffer.from;
 const DROPPED = Object.freeze({});
 
 let views = null;
-// The same views, for a queued call's arguments (`queuedArg`; made before any aggregate is
-// registered).
-let F = null;
-let I32 = null;
-let B = null;
 
 /** The frame as doubles, 32-bit integers and BigInts, made on first use (the slots are this thread's). */
 function frameViews() {
@@ -77,9 +72,6 @@ function frameViews() {
       i32: new Int32Array(f.buffer, f.byteOffset, 2 * f.length),
       b: new BigInt64Array(f.buffer, f.byteOffset, f.length),
     };
-    F = views.f;
-    I32 = views.i32;
-    B = views.b;
   }
   return views;
 }
@@ -128,29 +120,40 @@ function decoders() {
       f[CALL_RESULT_TYPE] = RESULT_OTHER;
     }
   };
-  return { f, arg, done, int, publish };
+  /** A queued argument in slot `at`, of type `t` (TYPE_BITS bits). */
+  const queuedArg = (at, t) => {
+    if (t === INT32) return i32[2 * at];
+    if (t === DOUBLE) return f[at];
+    return t === INT64 ? b[at] : null;
+  };
+  return { f, arg, done, int, publish, queuedArg };
 }
 
-/** A queued argument in slot `at`, of type `t` (TYPE_BITS bits). */
-function queuedArg(at, t) {
-  if (t === INT32) return I32[2 * at];
-  if (t === DOUBLE) return F[at];
-  return t === INT64 ? B[at] : null;
-}
-
-/** What a delivery reads beside the frame. */
-const DELIVERY_CONSTANTS = Object.freeze({
+/**
+ * What the delivery's and the aggregates' factories read beside the frame: they refer to
+ * nothing outside their parameters (see `callCompiledApart`).
+ */
+const CONSTANTS = Object.freeze({
   QUEUE_LEN,
   QUEUE,
   HEADER,
-  ARGC_SHIFT,
-  KIND_SHIFT,
-  KIND_MASK,
   VALUE,
-  NEW,
+  INVERSE,
   DROP,
+  DROPPED,
+  NEW,
+  FINAL,
+  RELEASE,
+  CALL_STATE,
+  CALL_FLAGS,
   CALL_RESULT_TYPE,
   RESULT_OTHER,
+  KIND_SHIFT,
+  KIND_MASK,
+  FLAGS_MASK,
+  ARGC_SHIFT,
+  TYPE_BITS,
+  TYPE_MASK,
 });
 
 /**
@@ -159,7 +162,7 @@ const DELIVERY_CONSTANTS = Object.freeze({
  * go to few runners.
  */
 function deliverer() {
-  return callCompiledApart(makeDeliver, DELIVERY_CONSTANTS, frameViews());
+  return callCompiledApart(makeDeliver, CONSTANTS, frameViews());
 }
 
 /**
@@ -233,25 +236,6 @@ function makeScalarTrampoline(fn, argc, arg, done) {
   }
 }
 
-/** What an aggregate's trampolines read beside their registration's own callbacks. */
-const AGGREGATE_CONSTANTS = Object.freeze({
-  queuedArg,
-  DROPPED,
-  DROP,
-  NEW,
-  FINAL,
-  RELEASE,
-  INVERSE,
-  CALL_STATE,
-  CALL_FLAGS,
-  KIND_SHIFT,
-  KIND_MASK,
-  FLAGS_MASK,
-  ARGC_SHIFT,
-  TYPE_BITS,
-  TYPE_MASK,
-});
-
 /**
  * The trampolines of `db.aggregate()`: `[step, inverse or null, value, run]`. `step` and
  * `inverse` call the user's with the group's running value first and keep what it
@@ -261,14 +245,14 @@ const AGGREGATE_CONSTANTS = Object.freeze({
  */
 function aggregateTrampolines(start, step, inverse, result, argc) {
   const decoded = decoders();
-  return callCompiledApart(makeAggregateTrampolines, AGGREGATE_CONSTANTS, decoded, start, step, inverse, result, argc);
+  return callCompiledApart(makeAggregateTrampolines, CONSTANTS, decoded, start, step, inverse, result, argc);
 }
 
 /** [`aggregateTrampolines`]; refers to its parameters alone (see `callCompiledApart`). */
 function makeAggregateTrampolines(constants, decoded, start, step, inverse, result, argc) {
-  const { arg, done, int, publish } = decoded;
+  const { arg, done, int, publish, queuedArg } = decoded;
   const {
-    queuedArg, DROPPED, DROP, NEW, FINAL, RELEASE, INVERSE, CALL_STATE, CALL_FLAGS,
+    DROPPED, DROP, NEW, FINAL, RELEASE, INVERSE, CALL_STATE, CALL_FLAGS,
     KIND_SHIFT, KIND_MASK, FLAGS_MASK, ARGC_SHIFT, TYPE_BITS, TYPE_MASK,
   } = constants;
   const states = [];
