@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 
 import { loadReference } from '../tools/reference.mjs';
+import { intervalText, median, medianInterval } from './stats.mjs';
 
 const require = createRequire(import.meta.url);
 const { Database } = require('../lib/database/database.cjs');
@@ -125,11 +126,6 @@ function time(fn) {
   return Number(process.hrtime.bigint() - start) / calls;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 /** A row as plain data, for comparing what the sides return (node:sqlite's rows have a null prototype). */
 const plain = (value) => (value === null || typeof value !== 'object' ? value : JSON.parse(JSON.stringify(value)));
 
@@ -175,16 +171,17 @@ for (const c of CASES) {
     nodeSqliteNs: runs[2] ? median(ns[2]) : null,
     ratio: median(ratios),
     spread: [Math.min(...ratios), Math.max(...ratios)],
+    interval: medianInterval(ratios),
   });
 }
 for (const side of sides) side.db.close();
 
 console.log(`node ${process.versions.node}, in memory, ${calls} calls a case, ${reps} repetitions (median)`);
-console.log('| case | this package (ns) | better-sqlite3 (ns) | node:sqlite (ns) | ratio |');
-console.log('|---|---:|---:|---:|---:|');
+console.log('| case | this package (ns) | better-sqlite3 (ns) | node:sqlite (ns) | ratio | its 95% interval |');
+console.log('|---|---:|---:|---:|---:|---|');
 for (const r of results) {
   const nodeSqlite = r.nodeSqliteNs === null ? '-' : r.nodeSqliteNs.toFixed(0);
-  console.log(`| ${r.name} | ${r.ns.toFixed(0)} | ${r.baselineNs.toFixed(0)} | ${nodeSqlite} | ${r.ratio.toFixed(2)} |`);
+  console.log(`| ${r.name} | ${r.ns.toFixed(0)} | ${r.baselineNs.toFixed(0)} | ${nodeSqlite} | ${r.ratio.toFixed(2)} | ${intervalText(r.interval) || '-'} |`);
 }
 const geomean = Math.exp(results.reduce((sum, r) => sum + Math.log(r.ratio), 0) / results.length);
 console.log(`geometric mean ${geomean.toFixed(2)} (worst ${Math.max(...results.map((r) => r.ratio)).toFixed(2)})`);

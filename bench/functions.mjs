@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 import { loadReference } from '../tools/reference.mjs';
+import { intervalText, median, medianInterval } from './stats.mjs';
 
 const require = createRequire(import.meta.url);
 const { Database } = require('../lib/database/database.cjs');
@@ -106,11 +107,6 @@ function time(fn) {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 const ours = open(Database);
 const theirs = open(BetterSqlite3);
 const results = [];
@@ -142,16 +138,16 @@ for (const c of CASES) {
     msTheirs.push(tTheirs);
     ratios.push(tOurs / tTheirs);
   }
-  results.push({ name: c.name, ms: median(msOurs), baselineMs: median(msTheirs), ratio: median(ratios) });
+  results.push({ name: c.name, ms: median(msOurs), baselineMs: median(msTheirs), ratio: median(ratios), interval: medianInterval(ratios) });
 }
 ours.close();
 theirs.close();
 
 console.log(`node ${process.versions.node}, ${rows} rows, ${reps} repetitions (median)`);
-console.log('| case | this package (ms) | better-sqlite3 (ms) | ratio |');
-console.log('|---|---:|---:|---:|');
+console.log('| case | this package (ms) | better-sqlite3 (ms) | ratio | its 95% interval |');
+console.log('|---|---:|---:|---:|---|');
 for (const r of results) {
-  console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${r.baselineMs.toFixed(1)} | ${r.ratio.toFixed(2)} |`);
+  console.log(`| ${r.name} | ${r.ms.toFixed(1)} | ${r.baselineMs.toFixed(1)} | ${r.ratio.toFixed(2)} | ${intervalText(r.interval) || '-'} |`);
 }
 const geomean = Math.exp(results.reduce((sum, r) => sum + Math.log(r.ratio), 0) / results.length);
 console.log(`geometric mean ${geomean.toFixed(2)} (worst ${Math.max(...results.map((r) => r.ratio)).toFixed(2)})`);

@@ -20,6 +20,7 @@ import { runInNewContext } from 'node:vm';
 import { createBaselineStore } from './baseline.mjs';
 import { CASES, SEEDS } from './cases.mjs';
 import { nodeSqliteDatabase } from './node-sqlite.mjs';
+import { median, medianInterval } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -77,12 +78,6 @@ const ENTRIES = { 6: '../index.mjs', 7: '../v7.mjs', 8: '../v8.mjs' };
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /** Shape of a result (keys in order, value kinds), to check both sides did the same work. */
 function shape(v) {
@@ -411,6 +406,7 @@ function runCase(c, createStore, dir, opts) {
     }
     row.addon_us = median(a);
     row.ratio = median(ratios);
+    row.ratio_interval = medianInterval(ratios);
     if (thirdOp) row.ratio_node_sqlite = median(thirdRatios);
     row.reps = { addon_us: a, baseline_us: b, node_sqlite_us: t, ratios, node_sqlite_ratios: thirdRatios };
     if (!opts.aa) row.floor_us = floorOf(c, createStore, dir, per);

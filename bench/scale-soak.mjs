@@ -8,13 +8,9 @@
 // the wall time they took. Per-call time should not grow with the log.
 
 import { agentId } from './scale-data.mjs';
+import { median } from './stats.mjs';
 
 export const SOAK_STATS = ['getHubStats', 'getQueueDepths', 'getAuditStats'];
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1] : null;
-};
 
 /**
  * Runs the loop on `store` (this package's, or the baseline's with the original's
@@ -58,7 +54,7 @@ export function soak({ store, stats, setStatus, seconds, windowSeconds }) {
         messages: hub.total_messages,
         queued: hub.urgent + hub.normal,
         activeJobs: hub.active_assign_jobs,
-        us: Object.fromEntries(SOAK_STATS.map((m) => [m, median(win.us[m])])),
+        us: Object.fromEntries(SOAK_STATS.map((m) => [m, win.us[m].length ? median(win.us[m]) : null])),
         share: win.statsMs / (t1 - win.start),
       });
       if (t1 >= end) break;

@@ -6,7 +6,8 @@
 // vacuumed. Each repetition measures every driver once (in a rotating order); a trial's
 // figure is the median time per call over the repetitions, and `ratio` is this package's
 // median over better-sqlite3's (lower is better; ≤ 1.00 is at least as fast). The noise
-// is beside it: the lowest and highest of the repetitions' own ratios.
+// is beside it: the lowest and highest of the repetitions' own ratios, their median and,
+// from six repetitions on, a 95% interval for that median (bench/stats.mjs).
 //
 //   node bench/trials.mjs [--reps N] [--ms N] [--only select-all,large_blob] [--default] [--json out.json]
 //   node bench/all-nodes.mjs --bench trials --nodes 22,24,26 -- --reps 5
@@ -23,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadReference } from '../tools/reference.mjs';
+import { intervalText, median, medianInterval } from './stats.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -184,12 +186,6 @@ function seed(file) {
   db.close();
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 function main() {
   const arg = (name, fallback) => {
     const at = process.argv.indexOf(`--${name}`);
@@ -229,19 +225,26 @@ function main() {
     const row = { trial: trialName(trial), ...Object.fromEntries(names.map((d) => [d, median(times[d])])) };
     row.ratio = row.triflux / row['better-sqlite3'];
     // The noise: this package's time over better-sqlite3's within each repetition (the
-    // two ran one after the other), lowest and highest.
+    // two ran one after the other): lowest, highest, median and that median's interval.
     const perRep = times.triflux.map((t, rep) => t / times['better-sqlite3'][rep]);
     row.ratioRange = [Math.min(...perRep), Math.max(...perRep)];
+    row.pairedMedian = median(perRep);
+    row.pairedInterval = medianInterval(perRep);
     if (row['node:sqlite'] !== undefined) row.vsNodeSqlite = row.triflux / row['node:sqlite'];
     results.push(row);
     const cells = names.map((d) => `${d} ${unit(row[d])}`).join(' | ');
     const range = row.ratioRange.map((r) => r.toFixed(2)).join('-');
-    console.log(`${row.trial.padEnd(34)} ${cells} | ratio ${row.ratio.toFixed(2)} (repetitions ${range})` +
+    const interval = row.pairedInterval && `, within ${intervalText(row.pairedInterval)}`;
+    console.log(`${row.trial.padEnd(34)} ${cells} | ratio ${row.ratio.toFixed(2)} ` +
+      `(repetitions ${range}; their median ${row.pairedMedian.toFixed(2)}${interval || ''})` +
       (row.vsNodeSqlite !== undefined ? ` | vs node:sqlite ${row.vsNodeSqlite.toFixed(2)}` : ''));
   }
   const worst = results.reduce((w, r) => (r.ratio > w.ratio ? r : w), results[0]);
   const over = results.filter((r) => r.ratio > 1).length;
-  console.log(`summary: ${results.length} trials, ${over} above 1.00; worst ${worst.trial} ${worst.ratio.toFixed(2)}`);
+  // Above 1.00 beyond the noise: the whole interval of the repetitions' median is.
+  const clearlyOver = results.filter((r) => r.pairedInterval && r.pairedInterval.low > 1).map((r) => r.trial);
+  console.log(`summary: ${results.length} trials, ${over} above 1.00; worst ${worst.trial} ${worst.ratio.toFixed(2)}` +
+    (reps >= 6 ? `; above 1.00 beyond the noise (the 95% interval wholly above): ${clearlyOver.length ? clearlyOver.join(', ') : 'none'}` : ''));
   if (json) writeFileSync(json, `${JSON.stringify({ node: process.versions.node, reps, ms, results }, null, 2)}\n`);
 }
 
