@@ -4,15 +4,16 @@
 // better-sqlite3 built for the running Node: a one-column row (`one`, the default), the
 // six-column agents row of bench/cases.mjs `db.get6` (`six`), its three safe integers of
 // `db.get bigint` (`bigint`), the one-column row's value alone (`pluck`), `SELECT 1`
-// plucked with no parameter (`select1`: the call with the least of SQLite's work), or an
-// agents row of a TEXT and an INTEGER column as an array (`raw`); or an `all()` of 20
+// plucked with no parameter (`select1`: the call with the least of SQLite's work), an
+// agents row of a TEXT and an INTEGER column as an array (`raw`), or the 32 KB BLOB of
+// better-sqlite3's large_blob trial by its rowid (`blob`); or an `all()` of 20
 // agents rows of three INTEGER columns (`all-int`), of a REAL and an INTEGER column
 // (`all-real`), or of three safe integers as `db.all bigint` (`all-bigint`). The database
 // is a file in WAL mode, or with `memory` last an in-memory one, where little of SQLite's
 // work hides the call's own cost. Node's start-up varies by millions of instructions from
 // run to run, so count many calls: 200,000 leave about 30 a call of it.
 //
-//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|pluck|select1|raw|all-int|all-real|all-bigint] [file|memory]
+//   node bench/facade-get-loop.mjs addon|better-sqlite3 [calls] [one|six|bigint|pluck|select1|raw|blob|all-int|all-real|all-bigint] [file|memory]
 //   valgrind --tool=callgrind node --single-threaded bench/facade-get-loop.mjs addon 202000 six (minus the same with 2000)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import { loadReference } from '../tools/reference.mjs';
 
 const [side = 'addon', callsArg = '10000', row = 'one', where = 'file'] = process.argv.slice(2);
 const calls = Number(callsArg);
-const ROW_NAMES = ['one', 'six', 'bigint', 'pluck', 'select1', 'raw', 'all-int', 'all-real', 'all-bigint'];
+const ROW_NAMES = ['one', 'six', 'bigint', 'pluck', 'select1', 'raw', 'blob', 'all-int', 'all-real', 'all-bigint'];
 if (
   !['addon', 'better-sqlite3'].includes(side) ||
   !Number.isInteger(calls) ||
@@ -46,7 +47,14 @@ db.exec(`CREATE TABLE agents (agent_id TEXT PRIMARY KEY, cli TEXT, pid INTEGER, 
 const agent = db.prepare("INSERT INTO agents VALUES (?, 'claude', ?, 'online', ?, ?, '{}')");
 const now = Date.now();
 for (let i = 0; i < 100; i++) agent.run(`agent-${String(i).padStart(3, '0')}`, 1000 + i, now, now + 30000);
-const keys = Array.from({ length: 100 }, (_, i) => (row === 'one' || row === 'pluck' ? `bench.key.${i}` : `agent-${String(i).padStart(3, '0')}`));
+db.exec('CREATE TABLE large_blob (blob BLOB)');
+const blob = db.prepare('INSERT INTO large_blob VALUES (?)');
+for (let i = 0; i < 100; i++) blob.run(Buffer.from('this is the blob'.repeat(2048)));
+const keyOf = (i) => {
+  if (row === 'blob') return i + 1;
+  return row === 'one' || row === 'pluck' ? `bench.key.${i}` : `agent-${String(i).padStart(3, '0')}`;
+};
+const keys = Array.from({ length: 100 }, (_, i) => keyOf(i));
 const key = (i) => keys[i % 100];
 const ROWS = {
   one: ['SELECT value FROM _meta WHERE key = ?', 'value'],
@@ -55,6 +63,7 @@ const ROWS = {
   pluck: ['SELECT value FROM _meta WHERE key = ?', null],
   select1: ['SELECT 1', null],
   raw: ['SELECT agent_id, pid FROM agents WHERE agent_id = ?', 1],
+  blob: ['SELECT blob FROM large_blob WHERE rowid = ?', 'blob'],
   'all-int': ['SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20', 'pid'],
   'all-real': ['SELECT pid / 3.0 AS share, pid FROM agents ORDER BY rowid LIMIT 20', 'pid'],
   'all-bigint': ['SELECT rowid, pid, last_seen_ms FROM agents ORDER BY rowid LIMIT 20', 'pid'],
