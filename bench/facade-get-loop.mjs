@@ -47,9 +47,11 @@ db.exec(`CREATE TABLE agents (agent_id TEXT PRIMARY KEY, cli TEXT, pid INTEGER, 
 const agent = db.prepare("INSERT INTO agents VALUES (?, 'claude', ?, 'online', ?, ?, '{}')");
 const now = Date.now();
 for (let i = 0; i < 100; i++) agent.run(`agent-${String(i).padStart(3, '0')}`, 1000 + i, now, now + 30000);
-db.exec('CREATE TABLE large_blob (blob BLOB)');
-const blob = db.prepare('INSERT INTO large_blob VALUES (?)');
-for (let i = 0; i < 100; i++) blob.run(Buffer.from('this is the blob'.repeat(2048)));
+if (row === 'blob') {
+  db.exec('CREATE TABLE large_blob (blob BLOB)');
+  const blob = db.prepare('INSERT INTO large_blob VALUES (?)');
+  for (let i = 0; i < 100; i++) blob.run(Buffer.from('this is the blob'.repeat(2048)));
+}
 const keyOf = (i) => {
   if (row === 'blob') return i + 1;
   return row === 'one' || row === 'pluck' ? `bench.key.${i}` : `agent-${String(i).padStart(3, '0')}`;

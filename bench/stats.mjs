@@ -5,9 +5,9 @@
 // figure quoted. `medianInterval` says how sure that figure is without assuming the
 // ratios' distribution: for the true median m, each ratio lies below m with probability
 // 1/2, so the number below it is Binomial(n, 1/2), and the k-th lowest and k-th highest
-// ratios bracket m unless k or more of the n fall on one side. The widest k whose
-// chance of that is at most 1 - level gives the interval, and `level` reports the
-// coverage it really has (a whole number of ratios rarely gives exactly 95%).
+// ratios bracket m unless k or more of the n fall on one side. The largest k whose
+// chance of that is at most 1 - level gives the narrowest such interval, and `level`
+// reports the coverage it really has (a whole number of ratios rarely gives exactly 95%).
 
 /** The median of `values` (the mean of the middle two for an even count); NaN when empty. */
 export function median(values) {
