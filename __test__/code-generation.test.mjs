@@ -48,7 +48,7 @@ db.function('fv', { varargs: true }, (...xs) => xs.join('+'));
 out.push(db.prepare("SELECT f0() AS a, f1(21) AS b, f2('x', 2.5) AS c, f3(1, 'y', NULL) AS d, f4(10, 4, 3, 2) AS e, fv(1, 'z', 3.5) AS f").get());
 // Aggregates of each argument count, a window one among them, whose trampolines and
 // delivery are compiled per aggregate.
-db.aggregate('g0', { start: () => [], step: (acc) => { acc.push('n'); } , result: (acc) => acc.join('') });
+db.aggregate('g0', { start: () => [], step: (acc) => { acc.push('n'); }, result: (acc) => acc.join('') });
 db.aggregate('g1', { start: 0, step: (t, x) => t + x });
 db.aggregate('g2', { start: '', step: (t, x, y) => t + x + y + ';' });
 db.aggregate('gv', { varargs: true, start: 1, step: (t, ...xs) => t * xs.length });

@@ -244,7 +244,7 @@ function main() {
   // Above 1.00 beyond the noise: the whole interval of the repetitions' median is.
   const clearlyOver = results.filter((r) => r.pairedInterval && r.pairedInterval.low > 1).map((r) => r.trial);
   console.log(`summary: ${results.length} trials, ${over} above 1.00; worst ${worst.trial} ${worst.ratio.toFixed(2)}` +
-    (reps >= 6 ? `; above 1.00 beyond the noise (the 95% interval wholly above): ${clearlyOver.length ? clearlyOver.join(', ') : 'none'}` : ''));
+    (results.some((r) => r.pairedInterval) ? `; above 1.00 beyond the noise (the 95% interval wholly above): ${clearlyOver.length ? clearlyOver.join(', ') : 'none'}` : ''));
   if (json) writeFileSync(json, `${JSON.stringify({ node: process.versions.node, reps, ms, results }, null, 2)}\n`);
 }
 

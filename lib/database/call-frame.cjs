@@ -244,8 +244,7 @@ function makeScalarTrampoline(fn, argc, arg, done) {
  * `deliver`). A throw drops the value too: the native side then ends the group.
  */
 function aggregateTrampolines(start, step, inverse, result, argc) {
-  const decoded = decoders();
-  return callCompiledApart(makeAggregateTrampolines, CONSTANTS, decoded, start, step, inverse, result, argc);
+  return callCompiledApart(makeAggregateTrampolines, CONSTANTS, decoders(), start, step, inverse, result, argc);
 }
 
 /** [`aggregateTrampolines`]; refers to its parameters alone (see `callCompiledApart`). */
