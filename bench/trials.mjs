@@ -7,7 +7,8 @@
 // figure is the median time per call over the repetitions, and `ratio` is this package's
 // median over better-sqlite3's (lower is better; ≤ 1.00 is at least as fast). The noise
 // is beside it: the lowest and highest of the repetitions' own ratios, their median and,
-// from six repetitions on, a 95% interval for that median (bench/stats.mjs).
+// from six repetitions on, a 95% interval for that median (bench/stats.mjs); the same
+// interval for the ratio to node:sqlite. `--json` keeps every measurement's time.
 //
 //   node bench/trials.mjs [--reps N] [--ms N] [--only select-all,large_blob] [--default] [--json out.json]
 //   node bench/all-nodes.mjs --bench trials --nodes 22,24,26 -- --reps 5
@@ -100,6 +101,11 @@ const TYPES = {
     },
   },
 };
+
+/** This package's time over another driver's, repetition by repetition (they ran one after the other). */
+function paired(ours, theirs) {
+  return ours.map((t, rep) => t / theirs[rep]);
+}
 
 function insertSql(table, columns) {
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`;
@@ -226,25 +232,35 @@ function main() {
     row.ratio = row.triflux / row['better-sqlite3'];
     // The noise: this package's time over better-sqlite3's within each repetition (the
     // two ran one after the other): lowest, highest, median and that median's interval.
-    const perRep = times.triflux.map((t, rep) => t / times['better-sqlite3'][rep]);
+    const perRep = paired(times.triflux, times['better-sqlite3']);
     row.ratioRange = [Math.min(...perRep), Math.max(...perRep)];
     row.pairedMedian = median(perRep);
     row.pairedInterval = medianInterval(perRep);
-    if (row['node:sqlite'] !== undefined) row.vsNodeSqlite = row.triflux / row['node:sqlite'];
+    if (row['node:sqlite'] !== undefined) {
+      row.vsNodeSqlite = row.triflux / row['node:sqlite'];
+      row.vsNodeSqliteInterval = medianInterval(paired(times.triflux, times['node:sqlite']));
+    }
+    row.times = times;
     results.push(row);
     const cells = names.map((d) => `${d} ${unit(row[d])}`).join(' | ');
     const range = row.ratioRange.map((r) => r.toFixed(2)).join('-');
     const interval = row.pairedInterval && `, within ${intervalText(row.pairedInterval)}`;
+    const nodeInterval = row.vsNodeSqliteInterval && ` (repetitions' median within ${intervalText(row.vsNodeSqliteInterval)})`;
     console.log(`${row.trial.padEnd(34)} ${cells} | ratio ${row.ratio.toFixed(2)} ` +
       `(repetitions ${range}; their median ${row.pairedMedian.toFixed(2)}${interval || ''})` +
-      (row.vsNodeSqlite !== undefined ? ` | vs node:sqlite ${row.vsNodeSqlite.toFixed(2)}` : ''));
+      (row.vsNodeSqlite !== undefined ? ` | vs node:sqlite ${row.vsNodeSqlite.toFixed(2)}${nodeInterval || ''}` : ''));
   }
   const worst = results.reduce((w, r) => (r.ratio > w.ratio ? r : w), results[0]);
   const over = results.filter((r) => r.ratio > 1).length;
   // Above 1.00 beyond the noise: the whole interval of the repetitions' median is.
-  const clearlyOver = results.filter((r) => r.pairedInterval && r.pairedInterval.low > 1).map((r) => r.trial);
+  const beyondNoise = (interval) => results.filter((r) => r[interval] && r[interval].low > 1).map((r) => r.trial);
+  const clearlyOver = beyondNoise('pairedInterval');
   console.log(`summary: ${results.length} trials, ${over} above 1.00; worst ${worst.trial} ${worst.ratio.toFixed(2)}` +
     (results.some((r) => r.pairedInterval) ? `; above 1.00 beyond the noise (the 95% interval wholly above): ${clearlyOver.length ? clearlyOver.join(', ') : 'none'}` : ''));
+  if (results.some((r) => r.vsNodeSqliteInterval)) {
+    const behind = beyondNoise('vsNodeSqliteInterval');
+    console.log(`against node:sqlite: above 1.00 beyond the noise: ${behind.length ? behind.join(', ') : 'none'}`);
+  }
   if (json) writeFileSync(json, `${JSON.stringify({ node: process.versions.node, reps, ms, results }, null, 2)}\n`);
 }
 
