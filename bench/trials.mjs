@@ -11,6 +11,8 @@
 // interval for the ratio to node:sqlite. `--json` keeps every measurement's time.
 //
 //   node bench/trials.mjs [--reps N] [--ms N] [--only select-all,large_blob] [--default] [--json out.json]
+//   node bench/trials.mjs --seed FILE       (writes the trials' database and stops: for
+//                                            profiling one measurement, `--child '<json>'`)
 //   node bench/all-nodes.mjs --bench trials --nodes 22,24,26 -- --reps 5
 
 // --default runs upstream's default five trials (four columns of `small`); otherwise the
@@ -265,4 +267,5 @@ function main() {
 }
 
 if (process.argv[2] === '--child') measure(JSON.parse(process.argv[3]));
+else if (process.argv[2] === '--seed') seed(process.argv[3]);
 else main();
