@@ -13,14 +13,14 @@
 //   node bench/trials.mjs [--reps N] [--ms N] [--only select-all,large_blob] [--default] [--json out.json]
 //   node bench/trials.mjs --seed FILE       (writes the trials' database and stops: for
 //                                            profiling one measurement, `--child '<json>'`)
-//   node bench/all-nodes.mjs --bench trials --nodes 22,24,26 -- --reps 5
+//   node bench/all-nodes.mjs --bench trials --nodes 20,22,24,26 -- --reps 11
 
 // --default runs upstream's default five trials (four columns of `small`); otherwise the
 // searchable ones (each column of `small`, `large_text`, `large_blob`). --only keeps the
 // trials whose name contains every comma-separated term.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,6 +194,15 @@ function seed(file) {
   db.close();
 }
 
+/** `--seed FILE`: the trials' database alone, written to a new file. */
+function seedOnly(file) {
+  if (!file || existsSync(file)) {
+    console.error(`usage: node bench/trials.mjs --seed FILE (a file that does not exist yet${file ? `; ${file} does` : ''})`);
+    process.exit(2);
+  }
+  seed(file);
+}
+
 function main() {
   const arg = (name, fallback) => {
     const at = process.argv.indexOf(`--${name}`);
@@ -267,5 +276,5 @@ function main() {
 }
 
 if (process.argv[2] === '--child') measure(JSON.parse(process.argv[3]));
-else if (process.argv[2] === '--seed') seed(process.argv[3]);
+else if (process.argv[2] === '--seed') seedOnly(process.argv[3]);
 else main();
