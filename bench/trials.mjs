@@ -263,14 +263,14 @@ function main() {
   }
   const worst = results.reduce((w, r) => (r.ratio > w.ratio ? r : w), results[0]);
   const over = results.filter((r) => r.ratio > 1).length;
-  // Above 1.00 beyond the noise: the whole interval of the repetitions' median is.
-  const beyondNoise = (interval) => results.filter((r) => r[interval] && r[interval].low > 1).map((r) => r.trial);
-  const clearlyOver = beyondNoise('pairedInterval');
+  // Above 1.00 beyond the noise: the whole interval of the repetitions' median is. The
+  // trials so (against one driver, by its interval's key), or "none".
+  const beyondNoise = (interval) =>
+    results.filter((r) => r[interval] && r[interval].low > 1).map((r) => r.trial).join(', ') || 'none';
   console.log(`summary: ${results.length} trials, ${over} above 1.00; worst ${worst.trial} ${worst.ratio.toFixed(2)}` +
-    (results.some((r) => r.pairedInterval) ? `; above 1.00 beyond the noise (the 95% interval wholly above): ${clearlyOver.length ? clearlyOver.join(', ') : 'none'}` : ''));
+    (results.some((r) => r.pairedInterval) ? `; above 1.00 beyond the noise (the 95% interval wholly above): ${beyondNoise('pairedInterval')}` : ''));
   if (results.some((r) => r.vsNodeSqliteInterval)) {
-    const behind = beyondNoise('vsNodeSqliteInterval');
-    console.log(`against node:sqlite: above 1.00 beyond the noise: ${behind.length ? behind.join(', ') : 'none'}`);
+    console.log(`against node:sqlite: above 1.00 beyond the noise: ${beyondNoise('vsNodeSqliteInterval')}`);
   }
   if (json) writeFileSync(json, `${JSON.stringify({ node: process.versions.node, reps, ms, results }, null, 2)}\n`);
 }
